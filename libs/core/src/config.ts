@@ -1,0 +1,84 @@
+import Joi from 'joi';
+
+/**
+ * Configuration is read from the environment once, at start, and validated
+ * with joi. A wrong or missing value stops the process with a message that
+ * names the variable.
+ */
+export class ConfigError extends Error {}
+
+export function readConfig<T>(schema: Joi.ObjectSchema<T>, env: NodeJS.ProcessEnv = process.env): T {
+  const { value, error } = schema.validate(env, {
+    abortEarly: false,
+    allowUnknown: true,
+    stripUnknown: true,
+    convert: true,
+  });
+  if (error) {
+    const lines = error.details.map((d) => `  ${d.path.join('.')}: ${d.message.replace(/^"[^"]*" /, '')}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  return value as T;
+}
+
+/** Stops the process with the config error's message (for main.ts files). */
+export function readConfigOrExit<T>(schema: Joi.ObjectSchema<T>, env: NodeJS.ProcessEnv = process.env): T {
+  try {
+    return readConfig(schema, env);
+  } catch (err) {
+    process.stderr.write(`${(err as Error).message}\n`);
+    process.exit(1);
+  }
+}
+
+const bool = Joi.boolean().truthy('1', 'yes', 'on').falsy('0', 'no', 'off', '');
+
+/** Variables every service reads. */
+export const baseConfigSchema = {
+  NODE_ENV: Joi.string().valid('development', 'production', 'test').default('development'),
+  LOG_LEVEL: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info'),
+  HOST: Joi.string().default('127.0.0.1'),
+  PORT: Joi.number().integer().min(0).max(65535).default(0),
+  DATABASE_URL: Joi.string().uri({ scheme: ['postgres', 'postgresql'] }).required(),
+  DATABASE_POOL_MAX: Joi.number().integer().min(1).default(10),
+  INTERNAL_TOKEN_SECRET: Joi.string().min(16).required(),
+  PUBLIC_URL: Joi.string().uri({ scheme: ['http', 'https'] }).optional(),
+  PAGINATE_COUNT: Joi.number().integer().min(1).default(50),
+  MAX_PAGE_SIZE: Joi.number().integer().min(0).default(1000),
+  STRICT_FILTERING: bool.default(false),
+  LOGIN_REQUIRED: bool.default(false),
+  EXEMPT_VIEW_PERMISSIONS: Joi.string().allow('').default(''),
+  SERVICE_URLS: Joi.string().allow('').default(''),
+};
+
+export interface BaseConfig {
+  NODE_ENV: string;
+  LOG_LEVEL: string;
+  HOST: string;
+  PORT: number;
+  DATABASE_URL: string;
+  DATABASE_POOL_MAX: number;
+  INTERNAL_TOKEN_SECRET: string;
+  PUBLIC_URL?: string;
+  PAGINATE_COUNT: number;
+  MAX_PAGE_SIZE: number;
+  STRICT_FILTERING: boolean;
+  LOGIN_REQUIRED: boolean;
+  EXEMPT_VIEW_PERMISSIONS: string;
+  /** `name=url,name=url`: where the other services answer. */
+  SERVICE_URLS: string;
+}
+
+export const baseConfig = Joi.object<BaseConfig>(baseConfigSchema);
+
+export function parseServiceUrls(value: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const part of value.split(',').map((s) => s.trim()).filter(Boolean)) {
+    const eq = part.indexOf('=');
+    if (eq < 1) throw new ConfigError(`SERVICE_URLS: expected name=url, got "${part}"`);
+    out[part.slice(0, eq)] = part.slice(eq + 1).replace(/\/$/, '');
+  }
+  return out;
+}
+
+export { Joi, bool as joiBool };

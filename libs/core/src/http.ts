@@ -1,0 +1,166 @@
+import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import { runWithContext } from './context';
+import { HttpError, UnsupportedMediaType, BadRequest } from './errors';
+import type { Logger } from './logging';
+
+export type ReadinessCheck = () => Promise<void>;
+
+/** Reads the body of requests that carry one and parses JSON; anything else is 415. */
+export function jsonBody(limit = 10 * 1024 * 1024) {
+  return (req: Request, _res: Response, next: NextFunction): void => {
+    const length = req.headers['content-length'];
+    const chunked = req.headers['transfer-encoding'] !== undefined;
+    if (!chunked && (length === undefined || length === '0')) {
+      req.body = undefined;
+      return next();
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let failed = false;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > limit && !failed) {
+        failed = true;
+        next(new HttpError(413, { detail: 'Request body too large.' }));
+      }
+      chunks.push(c);
+    });
+    req.on('error', (err) => next(err));
+    req.on('end', () => {
+      if (failed) return;
+      const raw = Buffer.concat(chunks).toString('utf8');
+      if (raw.length === 0) {
+        req.body = undefined;
+        return next();
+      }
+      const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+      if (type !== 'application/json' && !type.endsWith('+json')) {
+        return next(new UnsupportedMediaType(type || 'none'));
+      }
+      try {
+        req.body = JSON.parse(raw);
+        next();
+      } catch (err) {
+        next(new BadRequest(`JSON parse error - ${(err as Error).message}`));
+      }
+    });
+  };
+}
+
+/** The one place where errors become responses. */
+export function errorHandler(log: Logger) {
+  return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    if (err instanceof HttpError) {
+      res.status(err.status).json(err.body);
+      return;
+    }
+    // body-parser style errors that carry a status (e.g. aborted requests)
+    const status = (err as { status?: number }).status;
+    if (typeof status === 'number' && status >= 400 && status < 500) {
+      res.status(status).json({ detail: (err as Error).message });
+      return;
+    }
+    log.error({ err, method: req.method, path: req.path }, 'unhandled error');
+    res.status(500).json({ error: 'Internal server error', exception: 'ServerError', detail: 'Internal server error' });
+  };
+}
+
+export interface ServiceOptions {
+  name: string;
+  log: Logger;
+  readiness?: ReadinessCheck[];
+  /** Attach routes; called after the common middleware. */
+  routes: (app: Express) => void;
+}
+
+export interface RunningServer {
+  port: number;
+  url: string;
+  server: http.Server;
+  close(): Promise<void>;
+}
+
+/** Express app with request ids, JSON bodies, health endpoints and the error handler. */
+export function createApp(opts: ServiceOptions): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.disable('etag');
+  app.set('query parser', 'extended');
+  app.use((req, res, next) => {
+    const incoming = req.headers['x-request-id'];
+    const requestId = typeof incoming === 'string' && /^[0-9a-f-]{36}$/i.test(incoming) ? incoming : randomUUID();
+    res.setHeader('X-Request-ID', requestId);
+    runWithContext({ requestId, queries: 0 }, () => next());
+  });
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/readyz', async (_req, res) => {
+    try {
+      for (const check of opts.readiness ?? []) await check();
+      res.json({ status: 'ready' });
+    } catch (err) {
+      res.status(503).json({ status: 'unavailable', detail: (err as Error).message });
+    }
+  });
+  app.use(jsonBody());
+  opts.routes(app);
+  app.use(errorHandler(opts.log));
+  return app;
+}
+
+/** Listens, and closes gracefully: stop accepting, let in-flight requests finish, then drop idle sockets. */
+export function listen(app: Express | http.RequestListener, port: number, host = '127.0.0.1'): Promise<RunningServer> {
+  const server = http.createServer(app as http.RequestListener);
+  server.keepAliveTimeout = 65_000;
+  const sockets = new Set<Socket>();
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      const addr = server.address() as AddressInfo;
+      resolve({
+        port: addr.port,
+        url: `http://${host}:${addr.port}`,
+        server,
+        close: () =>
+          new Promise<void>((done) => {
+            server.close(() => done());
+            server.closeIdleConnections();
+            const timer = setTimeout(() => {
+              for (const s of sockets) s.destroy();
+            }, 5000);
+            timer.unref();
+          }),
+      });
+    });
+  });
+}
+
+/** Runs `stop` once on SIGTERM/SIGINT, then exits. */
+export function onShutdown(log: Logger, stop: () => Promise<void>): void {
+  let stopping = false;
+  const handler = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down');
+    stop()
+      .then(() => process.exit(0))
+      .catch((err) => {
+        log.error({ err }, 'shutdown failed');
+        process.exit(1);
+      });
+  };
+  process.on('SIGTERM', handler);
+  process.on('SIGINT', handler);
+}

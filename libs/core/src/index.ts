@@ -1,0 +1,5 @@
+export * from './errors';
+export * from './config';
+export * from './context';
+export * from './logging';
+export * from './http';

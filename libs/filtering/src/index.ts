@@ -1,0 +1,4 @@
+export * from './sql';
+export * from './values';
+export * from './lookups';
+export * from './filterset';

@@ -1,0 +1,84 @@
+import pg from 'pg';
+import { currentContext } from '@inventory/core';
+import { type Sql, render, quoteIdent } from '@inventory/filtering';
+
+// Timestamps keep their microseconds (JS Dates would drop them); bigint counts and ids become numbers.
+pg.types.setTypeParser(1184, (v) => v); // timestamptz
+pg.types.setTypeParser(1114, (v) => v); // timestamp
+pg.types.setTypeParser(1082, (v) => v); // date
+pg.types.setTypeParser(20, (v) => Number(v)); // int8
+pg.types.setTypeParser(1700, (v) => Number(v)); // numeric
+
+export interface Queryable {
+  query(statement: Sql): Promise<Record<string, unknown>[]>;
+}
+
+/** A transaction: a checked-out client. */
+export class Tx implements Queryable {
+  constructor(
+    private readonly client: pg.PoolClient,
+    private readonly db: Db,
+  ) {}
+
+  query(statement: Sql): Promise<Record<string, unknown>[]> {
+    return this.db.run(this.client, statement);
+  }
+}
+
+/**
+ * Thin layer over a pg pool. Every statement is counted in the request
+ * context, so tests can prove a list page costs a fixed number of queries.
+ */
+export class Db implements Queryable {
+  readonly pool: pg.Pool;
+
+  constructor(
+    url: string,
+    readonly schema: string,
+    max = 10,
+  ) {
+    this.pool = new pg.Pool({ connectionString: url, max, options: `-c search_path=${schema},public -c timezone=UTC` });
+    this.pool.on('error', () => {
+      /* idle client errors surface on the next query */
+    });
+  }
+
+  async run(client: pg.Pool | pg.PoolClient, statement: Sql): Promise<Record<string, unknown>[]> {
+    const ctx = currentContext();
+    if (ctx) ctx.queries++;
+    const { text, values } = render(statement);
+    const res = await client.query(text, values);
+    return res.rows;
+  }
+
+  query(statement: Sql): Promise<Record<string, unknown>[]> {
+    return this.run(this.pool, statement);
+  }
+
+  async transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const result = await fn(new Tx(client, this));
+      await client.query('COMMIT');
+      return result;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    } finally {
+      client.release();
+    }
+  }
+
+  table(name: string): string {
+    return `${quoteIdent(this.schema)}.${quoteIdent(name)}`;
+  }
+
+  async ping(): Promise<void> {
+    await this.pool.query('SELECT 1');
+  }
+
+  close(): Promise<void> {
+    return this.pool.end();
+  }
+}

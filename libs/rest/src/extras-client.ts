@@ -1,0 +1,56 @@
+import { TtlCache, type ServiceClient } from '@inventory/refs';
+import type { CustomFieldDef } from './customfields';
+import type { ExtrasApi, NestedTag, RefResult } from './features';
+
+type TagData = Omit<NestedTag, 'url'>;
+
+/**
+ * ExtrasApi over HTTP with caches. Extras tells every service to drop them
+ * when tags or custom fields change; the TTL bounds staleness if a message is lost.
+ */
+export class RemoteExtras implements ExtrasApi {
+  private readonly cfs = new TtlCache<string, CustomFieldDef[]>(30_000);
+  private readonly tagData = new TtlCache<number, TagData>(30_000);
+
+  constructor(private readonly client: ServiceClient) {}
+
+  async customFields(contentType: string): Promise<CustomFieldDef[]> {
+    const hit = this.cfs.get(contentType);
+    if (hit) return hit;
+    if (!this.client.has('extras')) return [];
+    const res = await this.client.call<{ fields: CustomFieldDef[] }>('extras', 'GET', `/internal/custom-fields?content_type=${encodeURIComponent(contentType)}`);
+    this.cfs.set(contentType, res.fields);
+    return res.fields;
+  }
+
+  async resolveTags(refs: unknown[], contentType: string): Promise<RefResult[]> {
+    if (!refs.length) return [];
+    const res = await this.client.call<{ results: RefResult[] }>('extras', 'POST', '/internal/tags/resolve', { refs, content_type: contentType });
+    return res.results;
+  }
+
+  async tags(ids: number[], base: string): Promise<Map<number, NestedTag>> {
+    const missing = [...new Set(ids)].filter((id) => !this.tagData.get(id));
+    if (missing.length) {
+      const res = await this.client.call<{ tags: TagData[] }>('extras', 'POST', '/internal/tags/by-id', { ids: missing });
+      for (const t of res.tags) this.tagData.set(t.id, t);
+    }
+    const out = new Map<number, NestedTag>();
+    for (const id of ids) {
+      const t = this.tagData.get(id);
+      if (t) out.set(id, { id: t.id, url: `${base}/api/extras/tags/${t.id}/`, display: t.display, name: t.name, slug: t.slug, color: t.color });
+    }
+    return out;
+  }
+
+  async tagIdsBySlug(slugs: string[]): Promise<Map<string, number>> {
+    if (!slugs.length) return new Map();
+    const res = await this.client.call<{ ids: Record<string, number> }>('extras', 'POST', '/internal/tags/by-slug', { slugs });
+    return new Map(Object.entries(res.ids));
+  }
+
+  invalidate(): void {
+    this.cfs.clear();
+    this.tagData.clear();
+  }
+}

@@ -1,0 +1,183 @@
+/**
+ * Field declarations. A model's fields, in order, drive its table columns,
+ * validation, serializers, filters, OPTIONS and OpenAPI.
+ */
+export type OnDelete = 'CASCADE' | 'SET_NULL' | 'PROTECT';
+export type Choice = readonly [value: string | number, label: string];
+
+interface Base {
+  label?: string;
+  help?: string;
+  /** Must be given on create (and PUT). */
+  required?: boolean;
+  nullable?: boolean;
+  readOnly?: boolean;
+  writeOnly?: boolean;
+  /** Value used on create when the field is omitted. */
+  default?: unknown;
+  /** `unique: true` or the message to show. */
+  unique?: boolean | string;
+  /** Generate a filter (default true for scalar and relation fields). */
+  filter?: boolean;
+  /** Allowed in `ordering=` (default true). */
+  orderable?: boolean;
+  /** The value is computed by the model, not stored as a column. */
+  virtual?: boolean;
+}
+
+export interface StringField extends Base {
+  type: 'string' | 'text' | 'slug' | 'email' | 'url' | 'password' | 'color';
+  maxLength?: number;
+  minLength?: number;
+  pattern?: { regex: RegExp; message: string };
+  /** Base filter matches case-insensitively (e.g. device name). */
+  iexactFilter?: boolean;
+}
+
+export interface NumberField extends Base {
+  type: 'integer' | 'decimal' | 'bigint';
+  min?: number;
+  max?: number;
+}
+
+export interface BooleanField extends Base {
+  type: 'boolean';
+}
+
+export interface DateField extends Base {
+  type: 'date' | 'datetime';
+}
+
+export interface JsonField extends Base {
+  type: 'json';
+  /** Accept only a JSON object (or array). */
+  shape?: 'object' | 'array' | 'object-or-array';
+}
+
+export interface ChoiceField extends Base {
+  type: 'choice';
+  choices: readonly Choice[];
+  /** Blank stored as '' and read as null. */
+  blank?: boolean;
+  /** Render the bare value instead of {value, label} (stock DRF choice fields). */
+  plain?: boolean;
+  /** Filter accepts a single value only. */
+  singleFilter?: boolean;
+}
+
+export interface RelationField extends Base {
+  type: 'fk';
+  /** Target content type label, e.g. `tenancy.tenantgroup`. */
+  to: string;
+  onDelete: OnDelete;
+  /** Key used by the slug-style filter (`?group=<slug>`), default `slug`; null for none. */
+  filterKey?: string | null;
+  /** Filter name for the id filter (default `<name>_id`). */
+  idFilter?: string;
+  /** Filters match descendants too (tree targets). */
+  treeFilter?: boolean;
+}
+
+export interface ManyField extends Base {
+  type: 'm2m';
+  to: string;
+  /** Table linking owner and target (created with the owner). */
+  through: string;
+  /** How the elements are written: ids only, or ids/attribute sets. */
+  write: 'pk' | 'nested';
+  /** Read form: nested objects (default) or a plain attribute per element. */
+  readAs?: string;
+  filterKey?: string | null;
+  idFilter?: string;
+}
+
+export interface ContentTypeField extends Base {
+  type: 'contenttype';
+  /** Allowed labels; default any in the catalogue. */
+  allowed?: (label: string) => boolean;
+  many?: boolean;
+}
+
+/** Generic relation: `<name>_type` + `<name>_id` columns, read back as `<name>`. */
+export interface GenericField extends Base {
+  type: 'generic';
+  typeField: string;
+  idField: string;
+  allowed?: (label: string) => boolean;
+}
+
+export interface ArrayField extends Base {
+  type: 'array';
+  of: 'string' | 'integer';
+  maxItems?: number;
+  itemMaxLength?: number;
+}
+
+export type FieldDef =
+  | StringField
+  | NumberField
+  | BooleanField
+  | DateField
+  | JsonField
+  | ChoiceField
+  | RelationField
+  | ManyField
+  | ContentTypeField
+  | GenericField
+  | ArrayField;
+
+/** Shorthands used by the declarations. */
+export const f = {
+  string: (maxLength: number, o: Omit<StringField, 'type' | 'maxLength'> = {}): StringField => ({ type: 'string', maxLength, ...o }),
+  name: (maxLength = 100, o: Omit<StringField, 'type'> = {}): StringField => ({ type: 'string', maxLength, required: true, ...o }),
+  slug: (maxLength = 100, o: Omit<StringField, 'type'> = {}): StringField => ({ type: 'slug', maxLength, required: true, ...o }),
+  description: (): StringField => ({ type: 'string', maxLength: 200 }),
+  comments: (): StringField => ({ type: 'text' }),
+  text: (o: Omit<StringField, 'type'> = {}): StringField => ({ type: 'text', ...o }),
+  email: (o: Omit<StringField, 'type'> = {}): StringField => ({ type: 'email', maxLength: 254, ...o }),
+  url: (maxLength = 200, o: Omit<StringField, 'type'> = {}): StringField => ({ type: 'url', maxLength, ...o }),
+  password: (o: Omit<StringField, 'type'> = {}): StringField => ({ type: 'password', maxLength: 128, writeOnly: true, ...o }),
+  color: (o: Omit<StringField, 'type'> = {}): StringField => ({ type: 'color', maxLength: 6, ...o }),
+  integer: (o: Omit<NumberField, 'type'> = {}): NumberField => ({ type: 'integer', ...o }),
+  decimal: (o: Omit<NumberField, 'type'> = {}): NumberField => ({ type: 'decimal', ...o }),
+  boolean: (dflt: boolean, o: Omit<BooleanField, 'type'> = {}): BooleanField => ({ type: 'boolean', default: dflt, ...o }),
+  datetime: (o: Omit<DateField, 'type'> = {}): DateField => ({ type: 'datetime', ...o }),
+  date: (o: Omit<DateField, 'type'> = {}): DateField => ({ type: 'date', ...o }),
+  json: (o: Omit<JsonField, 'type'> = {}): JsonField => ({ type: 'json', ...o }),
+  choice: (choices: readonly Choice[], o: Omit<ChoiceField, 'type' | 'choices'> = {}): ChoiceField => ({ type: 'choice', choices, ...o }),
+  fk: (to: string, onDelete: OnDelete, o: Omit<RelationField, 'type' | 'to' | 'onDelete'> = {}): RelationField => ({
+    type: 'fk',
+    to,
+    onDelete,
+    nullable: onDelete === 'SET_NULL' || o.nullable,
+    ...o,
+  }),
+  m2m: (to: string, through: string, o: Omit<ManyField, 'type' | 'to' | 'through' | 'write'> & { write?: 'pk' | 'nested' } = {}): ManyField => ({
+    type: 'm2m',
+    to,
+    through,
+    write: 'pk',
+    ...o,
+  }),
+  contentType: (o: Omit<ContentTypeField, 'type'> = {}): ContentTypeField => ({ type: 'contenttype', ...o }),
+  contentTypes: (o: Omit<ContentTypeField, 'type' | 'many'> = {}): ContentTypeField => ({ type: 'contenttype', many: true, ...o }),
+  generic: (typeField: string, idField: string, o: Omit<GenericField, 'type' | 'typeField' | 'idField'> = {}): GenericField => ({
+    type: 'generic',
+    typeField,
+    idField,
+    readOnly: true,
+    ...o,
+  }),
+  array: (of: 'string' | 'integer', o: Omit<ArrayField, 'type' | 'of'> = {}): ArrayField => ({ type: 'array', of, ...o }),
+};
+
+/** Column that stores a field (relations store `<name>_id`). */
+export function columnOf(name: string, field: FieldDef): string | null {
+  if (field.virtual || field.type === 'm2m' || field.type === 'generic') return null;
+  if (field.type === 'fk') return `${name}_id`;
+  return name;
+}
+
+export function isStored(field: FieldDef): boolean {
+  return !field.virtual && field.type !== 'm2m' && field.type !== 'generic';
+}

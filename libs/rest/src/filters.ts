@@ -1,0 +1,173 @@
+import { type FilterDef, type Sql, sql, raw, ident, and, or, notInList } from '@inventory/filtering';
+import { ValidationError } from '@inventory/core';
+import { customFieldFilters, type CustomFieldDef } from './customfields';
+import type { ModelDef } from './model';
+import { resolveRefs } from './relations';
+import type { ServiceContext } from './registry';
+import { TAGGED_ITEM_TABLE } from './schema';
+
+const col = (name: string): Sql => sql`t.${ident(name)}`;
+
+/** Resolves slug-like keys (or ids) of a model to ids, with descendants for tree filters. */
+export function keyResolver(ctx: ServiceContext, label: string, key: string, tree: boolean) {
+  return async (values: string[]): Promise<Map<string, number[]>> => {
+    const local = ctx.models.get(label);
+    if (local) {
+      const table = raw(ctx.db.table(local.table));
+      const match = key === 'id' ? sql`id = ANY(${values.map(Number)}::bigint[])` : sql`${ident(key)} = ANY(${values}::text[])`;
+      const rows = await ctx.db.query(sql`SELECT id, ${ident(key === 'id' ? 'id' : key)}::text AS k${raw(local.tree ? ', _path' : '')} FROM ${table} WHERE ${match}`);
+      const out = new Map<string, number[]>();
+      for (const r of rows) out.set(String(r.k), [...(out.get(String(r.k)) ?? []), Number(r.id)]);
+      if (tree && local.tree && rows.length) {
+        const roots = rows.map((r) => Number(r.id));
+        const desc = await ctx.db.query(sql`SELECT id, _path FROM ${table} WHERE _path && ${roots}::bigint[]`);
+        for (const [k, ids] of out) {
+          const all = new Set(ids);
+          for (const d of desc) {
+            const path = (d._path as string[] | number[]).map(Number);
+            if (ids.some((i) => path.includes(i))) all.add(Number(d.id));
+          }
+          out.set(k, [...all]);
+        }
+      }
+      return out;
+    }
+    const owner = ctx.refs.ownerOf(label);
+    if (!ctx.refs.has(owner)) return new Map();
+    const res = await ctx.refs.call<{ ids: Record<string, number[]> }>(owner, 'POST', '/internal/keys', { model: label, key, values, tree });
+    return new Map(Object.entries(res.ids));
+  };
+}
+
+/** Filters generated from the declaration, plus the model's own, plus tags and custom fields. */
+export function filtersFor(ctx: ServiceContext, model: ModelDef, cfDefs: CustomFieldDef[]): FilterDef[] {
+  const defs: FilterDef[] = [{ kind: 'integer', name: 'id', expr: col('id') }];
+  for (const [name, field] of Object.entries(model.fields)) {
+    if (field.filter === false || field.writeOnly || field.virtual) continue;
+    switch (field.type) {
+      case 'string':
+      case 'text':
+      case 'slug':
+      case 'email':
+      case 'url':
+      case 'color':
+        defs.push({ kind: 'string', name, expr: col(name), iexact: field.iexactFilter });
+        break;
+      case 'integer':
+      case 'bigint':
+      case 'decimal':
+        defs.push({ kind: field.type === 'decimal' ? 'decimal' : 'integer', name, expr: col(name) });
+        break;
+      case 'boolean':
+        defs.push({ kind: 'boolean', name, expr: col(name) });
+        break;
+      case 'date':
+      case 'datetime':
+        defs.push({ kind: field.type, name, expr: col(name) });
+        break;
+      case 'choice': {
+        const numeric = typeof field.choices[0]?.[0] === 'number';
+        defs.push({
+          kind: 'choice',
+          name,
+          expr: col(name),
+          choices: field.choices.map(([v]) => v),
+          single: field.singleFilter,
+          coerce: numeric
+            ? (v) => (/^\d+$/.test(v) ? Number(v) : field.choices.find(([, l]) => l.toLowerCase() === v.toLowerCase())?.[0])
+            : (v) => v,
+        });
+        break;
+      }
+      case 'fk': {
+        const column = col(`${name}_id`);
+        const tree = !!field.treeFilter;
+        defs.push({ kind: 'relation', name: field.idFilter ?? `${name}_id`, expr: column, keyType: 'integer', resolve: keyResolver(ctx, field.to, 'id', tree) });
+        const key = field.filterKey === undefined ? 'slug' : field.filterKey;
+        if (key) defs.push({ kind: 'relation', name, expr: column, keyType: 'string', resolve: keyResolver(ctx, field.to, key, tree) });
+        break;
+      }
+      case 'm2m': {
+        const through = raw(ctx.db.table(field.through));
+        const membership = (ids: number[], negate: boolean) => {
+          const exists = sql`EXISTS (SELECT 1 FROM ${through} l WHERE l.owner_id = t.id AND l.target_id = ANY(${ids}::bigint[]))`;
+          return negate ? sql`NOT ${exists}` : exists;
+        };
+        const byKey = (key: string) => async (values: string[], lookup: string | null) => {
+          const found = await keyResolver(ctx, field.to, key, false)(values);
+          const ids: number[] = [];
+          for (const v of values) {
+            const hit = found.get(v);
+            if (!hit) throw new ValidationError({ [lookup ? `${name}__${lookup}` : name]: [`Select a valid choice. ${v} is not one of the available choices.`] });
+            ids.push(...hit);
+          }
+          return membership(ids, lookup === 'n');
+        };
+        defs.push({ kind: 'method', name: field.idFilter ?? `${name}_id`, lookups: ['n'], valueType: 'integer', apply: byKey('id') });
+        if (field.filterKey) defs.push({ kind: 'method', name: field.filterKey === 'id' ? name : name, lookups: ['n'], apply: byKey(field.filterKey) });
+        break;
+      }
+      case 'contenttype':
+        if (field.many) {
+          defs.push({
+            kind: 'method',
+            name,
+            apply: (values) => or(values.map((v) => sql`${col(name)} @> ARRAY[${v}]::varchar[]`)),
+          });
+        } else defs.push({ kind: 'string', name, expr: col(name), lookups: false });
+        break;
+      default:
+        break;
+    }
+  }
+  if (model.timestamps) {
+    defs.push({ kind: 'datetime', name: 'created', expr: col('created') }, { kind: 'datetime', name: 'last_updated', expr: col('last_updated') });
+  }
+  if (model.tags) defs.push(...tagFilters(ctx, model));
+  if (model.customFields) defs.push(...customFieldFilters(cfDefs, col('custom_field_data')));
+  if (model.search.length) {
+    defs.push({
+      kind: 'method',
+      name: 'q',
+      apply: (values) => {
+        const text = values[values.length - 1]?.trim();
+        if (!text) return undefined;
+        const pattern = `%${text.replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
+        return or(model.search.map((s) => sql`${col(s)}::text ILIKE ${pattern}`));
+      },
+    });
+  }
+  const extra = model.filters?.(model) ?? [];
+  const skip = new Set([...(model.skipFilters ?? []), ...extra.map((d) => d.name)]);
+  return [...defs.filter((d) => !skip.has(d.name)), ...extra];
+}
+
+/** `tag` (AND of slugs) and `tag__n` (none of them). */
+function tagFilters(ctx: ServiceContext, model: ModelDef): FilterDef[] {
+  const tagged = raw(ctx.db.table(TAGGED_ITEM_TABLE));
+  return [
+    {
+      kind: 'method',
+      name: 'tag',
+      lookups: ['n'],
+      apply: async (values, lookup) => {
+        const slugs = values.filter((v) => v !== 'null');
+        const ids = await ctx.extras.tagIdsBySlug(slugs);
+        const unknown = slugs.find((s) => !ids.has(s));
+        if (unknown !== undefined) {
+          throw new ValidationError({ [lookup ? `tag__${lookup}` : 'tag']: [`Select a valid choice. ${unknown} is not one of the available choices.`] });
+        }
+        const has = (tagIds: number[]) =>
+          sql`EXISTS (SELECT 1 FROM ${tagged} ti WHERE ti.content_type = ${model.label} AND ti.object_id = t.id AND ti.tag_id = ANY(${tagIds}::bigint[]))`;
+        if (lookup === 'n') return slugs.length ? sql`NOT ${has(slugs.map((s) => ids.get(s)!))}` : undefined;
+        const parts = slugs.map((s) => has([ids.get(s)!]));
+        if (values.includes('null')) {
+          parts.push(sql`NOT EXISTS (SELECT 1 FROM ${tagged} ti WHERE ti.content_type = ${model.label} AND ti.object_id = t.id)`);
+        }
+        return and(parts);
+      },
+    },
+  ];
+}
+
+export { notInList };

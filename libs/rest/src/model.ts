@@ -1,0 +1,104 @@
+import type { FilterDef } from '@inventory/filtering';
+import type { FieldDef } from './fields';
+import type { Row, WriteContext } from './types';
+
+/**
+ * A count shown on each object (`tenant_count`): objects of `model` whose
+ * `field` points here (with descendants for tree models).
+ */
+export interface CountDef {
+  model: string;
+  field: string;
+  /** Count objects attached to this node or any of its descendants. */
+  tree?: boolean;
+  /** Extra condition on the counted rows (SQL over alias `c`). */
+  where?: string;
+}
+
+export interface UniqueDef {
+  fields: string[];
+  /** Field the error is attached to; default `__all__`. */
+  errorField?: string;
+  message: string;
+  /** Only enforced when these fields are null (e.g. name unique among tenants without a group). */
+  whenNull?: string[];
+  /** Compare case-insensitively. */
+  caseInsensitive?: boolean;
+}
+
+export interface ModelDef {
+  /** `app_label.model`, the content type label. */
+  label: string;
+  app: string;
+  model: string;
+  /** Path segment below /api/<app>/. */
+  endpoint: string;
+  table: string;
+  verboseName: string;
+  verboseNamePlural?: string;
+  fields: Record<string, FieldDef>;
+  /** Fields of the brief/nested representation, besides id, url, display. */
+  brief: string[];
+  display: (row: Row) => string;
+  /** Default ordering: field names with optional `-`; `_tree` for tree order. */
+  ordering: string[];
+  /** Columns searched by `q` (case-insensitive contains). */
+  search: string[];
+  tags: boolean;
+  customFields: boolean;
+  timestamps: boolean;
+  /** Self-referencing `parent` tree with _depth (NetBox's MPTT models). */
+  tree: boolean;
+  counts: Record<string, CountDef>;
+  unique: UniqueDef[];
+  /** Extra filters beyond the generated ones. */
+  filters?: (model: ModelDef) => FilterDef[];
+  /** Filters to leave out of the generated ones. */
+  skipFilters?: string[];
+  readOnly: boolean;
+  /** Serialize/parse hooks for what is really the model's own. */
+  hooks: ModelHooks;
+  /** OPTIONS `description` / name overrides. */
+  description?: string;
+}
+
+export interface ModelHooks {
+  /** Model-level validation after fields are resolved; throw ValidationError. */
+  validate?: (data: Row, existing: Row | null, ctx: WriteContext) => Promise<void> | void;
+  /** Adjust stored values before insert/update (e.g. hash a password, generate a key). */
+  beforeSave?: (data: Row, existing: Row | null, ctx: WriteContext) => Promise<void> | void;
+  /** Extra keys for the full representation (computed per page, batched). */
+  decorate?: (rows: Row[], out: Record<string, unknown>[], ctx: { brief: boolean }) => Promise<void> | void;
+  /** Runs inside the delete transaction before rows go (e.g. remove dependants). */
+  beforeDelete?: (ids: number[], ctx: WriteContext) => Promise<void>;
+}
+
+export type ModelInput = Omit<
+  ModelDef,
+  'app' | 'model' | 'tags' | 'customFields' | 'timestamps' | 'tree' | 'counts' | 'unique' | 'readOnly' | 'hooks' | 'search' | 'table'
+> &
+  Partial<Pick<ModelDef, 'tags' | 'customFields' | 'timestamps' | 'tree' | 'counts' | 'unique' | 'readOnly' | 'hooks' | 'search' | 'table'>>;
+
+export function defineModel(input: ModelInput): ModelDef {
+  const [app, model] = input.label.split('.');
+  return {
+    tags: true,
+    customFields: true,
+    timestamps: true,
+    tree: false,
+    counts: {},
+    unique: [],
+    readOnly: false,
+    hooks: {},
+    search: [],
+    table: model,
+    ...input,
+    app,
+    model,
+  };
+}
+
+/** Title-cased verbose name, as OPTIONS shows it (`Tenant Group`). */
+export function titleName(model: ModelDef): string {
+  return model.verboseName.replace(/\b\w/g, (c) => c.toUpperCase());
+}

@@ -1,0 +1,118 @@
+import { type Sql, sql, raw, ident, and, or, join } from '@inventory/filtering';
+import type { ModelDef } from './model';
+import type { Queryable } from './db';
+import type { ServiceContext } from './registry';
+import type { Row } from './types';
+
+/** Count annotations computed in the same statement as the rows (never per object). */
+export function countColumns(ctx: ServiceContext, model: ModelDef): Sql[] {
+  const out: Sql[] = [];
+  for (const [name, def] of Object.entries(model.counts)) {
+    const target = ctx.models.get(def.model);
+    if (!target) continue; // counted by the owning service after the page is read
+    const fkCol = ident(`${def.field}_id`);
+    const extra = def.where ? raw(` AND ${def.where}`) : raw('');
+    const table = raw(ctx.db.table(target.table));
+    if (def.tree) {
+      out.push(
+        sql`(SELECT count(*) FROM ${table} c JOIN ${raw(ctx.db.table(model.table))} g ON g.id = c.${fkCol} WHERE g._path @> ARRAY[t.id]::bigint[]${extra}) AS ${ident(`__count_${name}`)}`,
+      );
+    } else {
+      out.push(sql`(SELECT count(*) FROM ${table} c WHERE c.${fkCol} = t.id${extra}) AS ${ident(`__count_${name}`)}`);
+    }
+  }
+  return out;
+}
+
+/** Counts owned by other services: one call per counted model and page. */
+export async function remoteCounts(ctx: ServiceContext, model: ModelDef, rows: Row[]): Promise<void> {
+  const ids = rows.map((r) => Number(r.id));
+  if (!ids.length) return;
+  await Promise.all(
+    Object.entries(model.counts).map(async ([name, def]) => {
+      if (ctx.models.has(def.model)) return;
+      const owner = ctx.refs.ownerOf(def.model);
+      let counts: Record<string, number> = {};
+      if (ctx.refs.has(owner)) {
+        const res = await ctx.refs.call<{ counts: Record<string, number> }>(owner, 'POST', '/internal/counts', { model: def.model, field: def.field, ids });
+        counts = res.counts;
+      }
+      for (const r of rows) r[`__count_${name}`] = counts[String(r.id)] ?? 0;
+    }),
+  );
+}
+
+/** Fields a client may order by: stored scalars, relations (by the target's order) and counts. */
+export function orderExpression(ctx: ServiceContext, model: ModelDef, term: string): Sql | null {
+  const desc = term.startsWith('-');
+  const name = desc ? term.slice(1) : term;
+  const dir = raw(desc ? ' DESC' : ' ASC');
+  const nulls = raw(desc ? ' NULLS FIRST' : ' NULLS LAST');
+  if (name === 'id') return sql`t.id${dir}`;
+  if (name === '_tree') return sql`t._tree_sort${dir}`;
+  if ((name === 'created' || name === 'last_updated') && model.timestamps) return sql`t.${ident(name)}${dir}${nulls}`;
+  if (name in model.counts) return sql`${ident(`__count_${name}`)}${dir}`;
+  if (name === '_depth' && model.tree) return sql`t._depth${dir}`;
+  const field = model.fields[name];
+  if (!field || field.writeOnly || field.virtual || field.orderable === false) return null;
+  if (field.type === 'fk') {
+    const target = ctx.models.get(field.to);
+    const orderBy = target?.ordering.find((o) => !o.startsWith('-') && o !== '_tree' && target.fields[o] && target.fields[o].type !== 'fk');
+    if (target && orderBy) {
+      return sql`(SELECT r.${ident(orderBy)} FROM ${raw(ctx.db.table(target.table))} r WHERE r.id = t.${ident(`${name}_id`)})${dir}${nulls}`;
+    }
+    return sql`t.${ident(`${name}_id`)}${dir}${nulls}`;
+  }
+  if (field.type === 'm2m' || field.type === 'generic' || field.type === 'json') return null;
+  return sql`t.${ident(name)}${dir}${nulls}`;
+}
+
+export function orderBy(ctx: ServiceContext, model: ModelDef, requested: string | null): Sql {
+  const terms = requested
+    ? requested
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : [];
+  let exprs = terms.map((t) => orderExpression(ctx, model, t)).filter((e): e is Sql => e !== null);
+  if (exprs.length === 0) exprs = model.ordering.map((t) => orderExpression(ctx, model, t)).filter((e): e is Sql => e !== null);
+  // a stable order across pages
+  exprs.push(sql`t.id ASC`);
+  return join(exprs, ', ');
+}
+
+export interface ListQuery {
+  where: Sql;
+  order: Sql;
+  limit: number | null;
+  offset: number;
+}
+
+/** One statement for the page and its total; a second only when the page is past the end. */
+export async function fetchPage(ctx: ServiceContext, model: ModelDef, q: ListQuery, db: Queryable = ctx.db): Promise<{ rows: Row[]; count: number }> {
+  const table = raw(ctx.db.table(model.table));
+  const counts = countColumns(ctx, model);
+  const select = counts.length ? sql`t.*, ${join(counts, ', ')}` : raw('t.*');
+  const limit = q.limit === null ? raw('') : sql` LIMIT ${q.limit}`;
+  const rows = await db.query(
+    sql`SELECT ${select}, count(*) OVER() AS __total FROM ${table} t WHERE ${q.where} ORDER BY ${q.order}${limit} OFFSET ${q.offset}`,
+  );
+  let count: number;
+  if (rows.length) count = Number(rows[0].__total);
+  else if (q.offset === 0) count = 0;
+  else count = Number((await db.query(sql`SELECT count(*) AS n FROM ${table} t WHERE ${q.where}`))[0].n);
+  await remoteCounts(ctx, model, rows);
+  return { rows, count };
+}
+
+export async function fetchByIds(ctx: ServiceContext, model: ModelDef, ids: number[], db: Queryable = ctx.db, where: Sql = raw('TRUE')): Promise<Row[]> {
+  const table = raw(ctx.db.table(model.table));
+  const counts = countColumns(ctx, model);
+  const select = counts.length ? sql`t.*, ${join(counts, ', ')}` : raw('t.*');
+  const rows = await db.query(sql`SELECT ${select} FROM ${table} t WHERE t.id = ANY(${ids}::bigint[]) AND ${where}`);
+  await remoteCounts(ctx, model, rows);
+  const byId = new Map(rows.map((r) => [Number(r.id), r]));
+  return ids.map((id) => byId.get(id)).filter((r): r is Row => !!r);
+}
+
+export { and, or };

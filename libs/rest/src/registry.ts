@@ -1,0 +1,35 @@
+import type { Logger } from '@inventory/core';
+import type { PermissionSettings } from '@inventory/auth';
+import type { ServiceClient } from '@inventory/refs';
+import type { Db } from './db';
+import type { ExtrasApi } from './features';
+import type { ModelDef } from './model';
+
+export interface RestSettings extends PermissionSettings {
+  paginateCount: number;
+  maxPageSize: number;
+  strictFiltering: boolean;
+  publicUrl?: string;
+}
+
+/** Everything the generic engine needs to serve one service's models. */
+export interface ServiceContext {
+  name: string;
+  /** API area (`tenancy`, `users`...), the segment after /api/. */
+  area: string;
+  db: Db;
+  models: Map<string, ModelDef>;
+  refs: ServiceClient;
+  extras: ExtrasApi;
+  settings: RestSettings;
+  log: Logger;
+}
+
+export function localModel(ctx: ServiceContext, label: string): ModelDef | undefined {
+  return ctx.models.get(label);
+}
+
+/** The area a model's URLs live under (auth.user is served at /api/users/users/). */
+export function areaOf(model: ModelDef, ctx: ServiceContext): string {
+  return model.app === ctx.area ? model.app : ctx.area;
+}

@@ -1,0 +1,173 @@
+import { sql, raw, ident } from '@inventory/filtering';
+import type { ChoiceField, FieldDef } from './fields';
+import { isoDateTime } from './format';
+import { renderCustomFields } from './customfields';
+import type { ModelDef } from './model';
+import type { Queryable } from './db';
+import { areaOf, type ServiceContext } from './registry';
+import { TAGGED_ITEM_TABLE } from './schema';
+import type { Row } from './types';
+
+export type Mode = 'full' | 'brief' | 'nested';
+
+export function objectUrl(ctx: ServiceContext, model: ModelDef, base: string, id: unknown): string {
+  return `${base}/api/${areaOf(model, ctx)}/${model.endpoint}/${String(id)}/`;
+}
+
+export function renderChoice(field: ChoiceField, value: unknown): unknown {
+  if (value === null || value === undefined || value === '') return null;
+  if (field.plain) return value;
+  const hit = field.choices.find(([v]) => v === value);
+  return { value, label: hit ? hit[1] : '' };
+}
+
+function renderScalar(field: FieldDef, value: unknown): unknown {
+  switch (field.type) {
+    case 'choice':
+      return renderChoice(field, value);
+    case 'datetime':
+      return isoDateTime(value);
+    case 'decimal':
+      return value === null || value === undefined ? null : Number(value);
+    default:
+      return value === undefined ? null : value;
+  }
+}
+
+/** Nested representations of objects of any model, keyed by id. */
+export async function nestedFor(ctx: ServiceContext, label: string, ids: number[], base: string, q?: Queryable): Promise<Map<number, Row>> {
+  const unique = [...new Set(ids.filter((id) => id !== null && id !== undefined).map(Number))];
+  if (unique.length === 0) return new Map();
+  const local = ctx.models.get(label);
+  if (local) {
+    const rows = await (q ?? ctx.db).query(sql`SELECT * FROM ${raw(ctx.db.table(local.table))} WHERE id = ANY(${unique}::bigint[])`);
+    const out = await represent(ctx, local, rows, 'nested', base, q);
+    return new Map(out.map((o) => [Number(o.id), o]));
+  }
+  const owner = ctx.refs.ownerOf(label);
+  if (!ctx.refs.has(owner)) return new Map();
+  const res = await ctx.refs.call<{ objects: Row[] }>(owner, 'POST', '/internal/nested', { model: label, ids: unique, base });
+  return new Map(res.objects.map((o) => [Number(o.id), o]));
+}
+
+/** Field names shown in a mode, in order. */
+export function fieldsFor(model: ModelDef, mode: Mode): string[] {
+  if (mode === 'full') return Object.keys(model.fields).filter((n) => !model.fields[n].writeOnly);
+  return model.brief.filter((n) => n in model.fields || n in model.counts || n === '_depth');
+}
+
+/**
+ * Builds representations for a page of rows with a fixed number of queries:
+ * one per related model, one for tags, none per row.
+ */
+export async function represent(ctx: ServiceContext, model: ModelDef, rows: Row[], mode: Mode, base: string, q?: Queryable): Promise<Row[]> {
+  if (rows.length === 0) return [];
+  const names = fieldsFor(model, mode);
+  const related = new Map<string, Map<number, Row>>();
+  const m2m = new Map<string, Map<number, number[]>>();
+  const generic = new Map<string, Map<string, Map<number, Row>>>();
+  const db = q ?? ctx.db;
+  await Promise.all(
+    names.map(async (name) => {
+      const field = model.fields[name];
+      if (!field) return;
+      if (field.type === 'fk') {
+        const ids = rows.map((r) => r[`${name}_id`]).filter((v) => v !== null && v !== undefined) as number[];
+        related.set(name, await nestedFor(ctx, field.to, ids, base, q));
+      } else if (field.type === 'm2m') {
+        const links = await db.query(
+          sql`SELECT owner_id, target_id FROM ${raw(ctx.db.table(field.through))} WHERE owner_id = ANY(${rows.map((r) => r.id)}::bigint[]) ORDER BY id`,
+        );
+        const byOwner = new Map<number, number[]>();
+        for (const l of links) {
+          const list = byOwner.get(Number(l.owner_id)) ?? [];
+          list.push(Number(l.target_id));
+          byOwner.set(Number(l.owner_id), list);
+        }
+        m2m.set(name, byOwner);
+        related.set(name, await nestedFor(ctx, field.to, links.map((l) => Number(l.target_id)), base, q));
+      } else if (field.type === 'generic') {
+        const byType = new Map<string, number[]>();
+        for (const r of rows) {
+          const t = r[field.typeField] as string | null;
+          if (!t || r[field.idField] === null) continue;
+          byType.set(t, [...(byType.get(t) ?? []), Number(r[field.idField])]);
+        }
+        const maps = new Map<string, Map<number, Row>>();
+        await Promise.all([...byType].map(async ([t, ids]) => maps.set(t, await nestedFor(ctx, t, ids, base, q).catch(() => new Map()))));
+        generic.set(name, maps);
+      }
+    }),
+  );
+
+  let tagsByObject = new Map<number, Row[]>();
+  let cfDefs: Awaited<ReturnType<ServiceContext['extras']['customFields']>> = [];
+  if (mode === 'full') {
+    const [tagRows, defs] = await Promise.all([
+      model.tags
+        ? db.query(
+            sql`SELECT object_id, tag_id FROM ${raw(ctx.db.table(TAGGED_ITEM_TABLE))} WHERE content_type = ${model.label} AND object_id = ANY(${rows.map((r) => r.id)}::bigint[])`,
+          )
+        : Promise.resolve([]),
+      model.customFields ? ctx.extras.customFields(model.label) : Promise.resolve([]),
+    ]);
+    cfDefs = defs;
+    if (tagRows.length) {
+      const tags = await ctx.extras.tags(tagRows.map((t) => Number(t.tag_id)), base);
+      for (const t of tagRows) {
+        const tag = tags.get(Number(t.tag_id));
+        if (!tag) continue;
+        const list = tagsByObject.get(Number(t.object_id)) ?? [];
+        list.push(tag as unknown as Row);
+        tagsByObject.set(Number(t.object_id), list);
+      }
+      for (const list of tagsByObject.values()) list.sort((a, b) => String(a.name).localeCompare(String(b.name)));
+    } else tagsByObject = new Map();
+  }
+
+  const out = rows.map((row) => {
+    const rep: Row = { id: Number(row.id), url: objectUrl(ctx, model, base, row.id), display: '' };
+    for (const name of names) {
+      const field = model.fields[name];
+      if (!field) {
+        if (name === '_depth') rep._depth = row._depth;
+        else if (name in model.counts && row[`__count_${name}`] !== undefined) rep[name] = Number(row[`__count_${name}`]);
+        continue;
+      }
+      if (field.type === 'fk') {
+        const id = row[`${name}_id`];
+        rep[name] = id === null || id === undefined ? null : (related.get(name)?.get(Number(id)) ?? null);
+      } else if (field.type === 'm2m') {
+        const ids = m2m.get(name)?.get(Number(row.id)) ?? [];
+        const objs = ids.map((id) => related.get(name)?.get(id)).filter(Boolean) as Row[];
+        rep[name] = field.readAs && mode !== 'full' ? objs.map((o) => o[field.readAs!]) : objs;
+      } else if (field.type === 'generic') {
+        const t = row[field.typeField] as string | null;
+        const id = row[field.idField];
+        rep[name] = t && id !== null ? (generic.get(name)?.get(t)?.get(Number(id)) ?? null) : null;
+      } else if (field.virtual) {
+        rep[name] = row[name] ?? null;
+      } else {
+        rep[name] = renderScalar(field, row[name]);
+      }
+    }
+    if (mode === 'full') {
+      if (model.tags) rep.tags = tagsByObject.get(Number(row.id)) ?? [];
+      if (model.customFields) rep.custom_fields = renderCustomFields(cfDefs, row.custom_field_data);
+      if (model.timestamps) {
+        rep.created = isoDateTime(row.created);
+        rep.last_updated = isoDateTime(row.last_updated);
+      }
+      for (const name of Object.keys(model.counts)) {
+        if (row[`__count_${name}`] !== undefined) rep[name] = Number(row[`__count_${name}`]);
+      }
+      if (model.tree && !('_depth' in rep)) rep._depth = row._depth;
+    }
+    rep.display = model.display({ ...row, ...rep });
+    return rep;
+  });
+  if (model.hooks.decorate) await model.hooks.decorate(rows, out, { brief: mode !== 'full' });
+  return out;
+}
+
+export { ident };

@@ -1,0 +1,11 @@
+import type { Identity } from '@inventory/auth';
+import type { Tx } from './db';
+
+/** A plain database row or a representation being built. */
+export type Row = Record<string, unknown>;
+
+export interface WriteContext {
+  tx: Tx;
+  identity: Identity;
+  requestId: string;
+}

@@ -1,0 +1,178 @@
+import Joi from 'joi';
+import { contentType } from '@inventory/refs';
+import type { FieldDef, ChoiceField } from './fields';
+import type { ModelDef } from './model';
+
+/** DRF's texts, so clients see the messages they already know. */
+const MESSAGES: Joi.LanguageMessages = {
+  'any.required': 'This field is required.',
+  'string.base': 'Not a valid string.',
+  'string.empty': 'This field may not be blank.',
+  'string.max': 'Ensure this field has no more than {#limit} characters.',
+  'string.min': 'Ensure this field has at least {#limit} characters.',
+  'string.email': 'Enter a valid email address.',
+  'string.uri': 'Enter a valid URL.',
+  'number.base': 'A valid integer is required.',
+  'number.integer': 'A valid integer is required.',
+  'number.unsafe': 'A valid integer is required.',
+  'number.max': 'Ensure this value is less than or equal to {#limit}.',
+  'number.min': 'Ensure this value is greater than or equal to {#limit}.',
+  'number.infinity': 'A valid number is required.',
+  'boolean.base': 'Must be a valid boolean.',
+  'array.base': 'Expected a list of items but got type "{#type}".',
+  'array.max': 'Ensure this field has no more than {#limit} elements.',
+  'object.base': 'Value must be valid JSON.',
+  'date.base': 'Datetime has wrong format. Use one of these formats instead: YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z].',
+};
+
+const SLUG = /^[-\p{L}\p{N}_]+$/u;
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+const DATETIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:?\d{2})?$/;
+
+/** Choice values: raw values only; "true"/"false" and numeric strings are coerced first (NetBox ChoiceField). */
+function choiceSchema(field: ChoiceField): Joi.Schema {
+  return Joi.any().custom((value, helpers) => {
+    if (value !== null && typeof value === 'object') {
+      return helpers.message({ custom: 'Value must be passed directly (e.g. "foo": 123); do not use a dictionary or list.' });
+    }
+    if (value === '' || value === null) {
+      if (field.blank) return '';
+      return helpers.message({ custom: value === '' ? 'This field may not be blank.' : 'This field may not be null.' });
+    }
+    let v: unknown = value;
+    const numeric = typeof field.choices[0]?.[0] === 'number';
+    if (typeof v === 'string' && /^(true|false)$/i.test(v)) v = v.toLowerCase() === 'true';
+    else if (typeof v === 'string' && numeric && /^\d+$/.test(v)) v = Number(v);
+    // integer-valued choices also accept the label's slug form (VLAN status "active")
+    if (numeric && typeof v === 'string') v = field.choices.find(([, l]) => l.toLowerCase() === String(v).toLowerCase())?.[0] ?? v;
+    const hit = field.choices.find(([c]) => c === v);
+    if (!hit) return helpers.message({ custom: `${String(value)} is not a valid choice.` });
+    return hit[0];
+  });
+}
+
+function scalarSchema(field: FieldDef): Joi.Schema | null {
+  switch (field.type) {
+    case 'string':
+    case 'text':
+    case 'password': {
+      let s = Joi.string();
+      if (field.maxLength) s = s.max(field.maxLength);
+      if (field.minLength) s = s.min(field.minLength);
+      if (field.pattern) s = s.pattern(field.pattern.regex, { name: 'custom' }).messages({ 'string.pattern.name': field.pattern.message });
+      return field.required ? s : s.allow('');
+    }
+    case 'slug': {
+      const s = Joi.string()
+        .max(field.maxLength ?? 100)
+        .pattern(SLUG)
+        .messages({ 'string.pattern.base': 'Enter a valid "slug" consisting of letters, numbers, underscores or hyphens.' });
+      return field.required ? s : s.allow('');
+    }
+    case 'email': {
+      const s = Joi.string().max(field.maxLength ?? 254).email({ tlds: false });
+      return field.required ? s : s.allow('');
+    }
+    case 'url': {
+      const s = Joi.string().max(field.maxLength ?? 200).uri();
+      return field.required ? s : s.allow('');
+    }
+    case 'color':
+      return Joi.string()
+        .pattern(/^[0-9a-f]{6}$/)
+        .messages({ 'string.pattern.base': 'Enter a valid hexadecimal RGB color code.' });
+    case 'integer':
+    case 'bigint': {
+      let n = Joi.number().integer();
+      if (field.min !== undefined) n = n.min(field.min);
+      if (field.max !== undefined) n = n.max(field.max);
+      return n;
+    }
+    case 'decimal': {
+      let n = Joi.number().messages({ 'number.base': 'A valid number is required.' });
+      if (field.min !== undefined) n = n.min(field.min);
+      if (field.max !== undefined) n = n.max(field.max);
+      return n;
+    }
+    case 'boolean':
+      return Joi.boolean().truthy(1, '1', 'True', 'yes').falsy(0, '0', 'False', 'no');
+    case 'date':
+      return Joi.string().pattern(DATE).messages({ 'string.pattern.base': 'Date has wrong format. Use one of these formats instead: YYYY-MM-DD.', 'string.base': 'Date has wrong format. Use one of these formats instead: YYYY-MM-DD.' });
+    case 'datetime':
+      return Joi.string()
+        .pattern(DATETIME)
+        .custom((v: string) => (Number.isNaN(Date.parse(v.replace(' ', 'T'))) ? (() => { throw new Error('bad'); })() : v))
+        .messages({
+          'string.pattern.base': MESSAGES['date.base'] as string,
+          'string.base': MESSAGES['date.base'] as string,
+          'any.custom': MESSAGES['date.base'] as string,
+        });
+    case 'json':
+      if (field.shape === 'object') return Joi.object().unknown(true).messages({ 'object.base': 'JSON data must be in object form. Example: {"foo": 123}' });
+      if (field.shape === 'object-or-array') return Joi.alternatives(Joi.object().unknown(true), Joi.array()).messages({ 'alternatives.types': 'Value must be a JSON object or list.' });
+      return Joi.any();
+    case 'choice':
+      return choiceSchema(field);
+    case 'array': {
+      let item: Joi.Schema = field.of === 'integer' ? Joi.number().integer() : Joi.string();
+      if (field.of === 'string' && field.itemMaxLength) item = (item as Joi.StringSchema).max(field.itemMaxLength);
+      let a = Joi.array().items(item);
+      if (field.maxItems) a = a.max(field.maxItems);
+      return a;
+    }
+    case 'contenttype': {
+      const one = Joi.any().custom((value, helpers) => {
+        if (typeof value !== 'string' || !/^[a-z_]+\.[a-z_]+$/.test(value)) {
+          return helpers.message({ custom: "Invalid value. Specify a content type as '<app_label>.<model_name>'." });
+        }
+        const ct = contentType(value);
+        if (!ct || (field.allowed && !field.allowed(value))) return helpers.message({ custom: `Invalid content type: ${value}` });
+        return ct.label;
+      });
+      return field.many ? Joi.array().items(one) : one;
+    }
+    default:
+      return null;
+  }
+}
+
+export type WriteMode = 'create' | 'put' | 'patch';
+
+const cache = new WeakMap<ModelDef, Map<WriteMode, Joi.ObjectSchema>>();
+
+/** joi schema for the scalar fields of a model in one write mode; relations are checked by the resolver. */
+export function scalarValidator(model: ModelDef, mode: WriteMode): Joi.ObjectSchema {
+  let byMode = cache.get(model);
+  if (!byMode) cache.set(model, (byMode = new Map()));
+  let schema = byMode.get(mode);
+  if (!schema) {
+    const keys: Record<string, Joi.Schema> = {};
+    for (const [name, field] of Object.entries(model.fields)) {
+      if (field.readOnly) continue;
+      let s = scalarSchema(field);
+      if (!s) continue;
+      if (field.nullable) s = s.allow(null);
+      if (mode !== 'patch' && field.required && field.default === undefined) s = s.required();
+      keys[name] = s;
+    }
+    schema = Joi.object(keys).unknown(true).prefs({ messages: MESSAGES, abortEarly: false, convert: true });
+    byMode.set(mode, schema);
+  }
+  return schema;
+}
+
+/** Runs the scalar validator; returns coerced values and `{field: [msg]}` errors. */
+export function validateScalars(model: ModelDef, mode: WriteMode, body: Record<string, unknown>): { values: Record<string, unknown>; errors: Record<string, string[]> } {
+  const errors: Record<string, string[]> = {};
+  // null on a non-nullable field: DRF's own message, before type checks
+  for (const [name, field] of Object.entries(model.fields)) {
+    if (!field.readOnly && body[name] === null && !field.nullable && field.type !== 'choice') errors[name] = ['This field may not be null.'];
+  }
+  const { value, error } = scalarValidator(model, mode).validate(body);
+  for (const d of error?.details ?? []) {
+    const key = String(d.path[0] ?? '__all__');
+    if (errors[key]) continue;
+    (errors[key] ??= []).push(d.message);
+  }
+  return { values: value as Record<string, unknown>, errors };
+}

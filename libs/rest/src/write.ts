@@ -1,0 +1,264 @@
+import { Conflict, ValidationError } from '@inventory/core';
+import { type Sql, sql, raw, ident, and, join } from '@inventory/filtering';
+import { applyCustomFields } from './customfields';
+import { columnOf, type FieldDef } from './fields';
+import { pyType } from './format';
+import type { ModelDef } from './model';
+import type { Queryable, Tx } from './db';
+import { resolveRefs } from './relations';
+import type { ServiceContext } from './registry';
+import { TAGGED_ITEM_TABLE, hashKey } from './schema';
+import type { Row, WriteContext } from './types';
+import { validateScalars, type WriteMode } from './validation';
+
+export interface Prepared {
+  /** Column values to store (only what the request sets, plus defaults on create). */
+  columns: Row;
+  m2m: Map<string, number[]>;
+  tags?: number[];
+}
+
+type Errors = Record<string, unknown>;
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+export function notADict(value: unknown): ValidationError {
+  return new ValidationError({ non_field_errors: [`Invalid data. Expected a dictionary, but got ${pyType(value)}.`] });
+}
+
+function defaultOf(field: FieldDef): unknown {
+  const d = field.default;
+  return typeof d === 'function' ? (d as () => unknown)() : d;
+}
+
+/**
+ * Validates one object of a write and turns it into column values:
+ * types and lengths (joi), relations (resolved in batches), tags, custom
+ * fields, uniqueness and the model's own rules. Throws a ValidationError
+ * shaped `{"field": ["msg"]}`.
+ */
+export async function prepare(ctx: ServiceContext, model: ModelDef, body: unknown, mode: WriteMode, existing: Row | null, wctx: WriteContext): Promise<Prepared> {
+  if (!isPlainObject(body)) throw notADict(body);
+  const { values, errors } = validateScalars(model, mode, body);
+  const columns: Row = {};
+  const m2m = new Map<string, number[]>();
+  const errs: Errors = errors;
+
+  const relationTasks: Promise<void>[] = [];
+  for (const [name, field] of Object.entries(model.fields)) {
+    if (field.readOnly) continue;
+    const given = Object.prototype.hasOwnProperty.call(body, name);
+    const column = columnOf(name, field);
+    if (field.type === 'fk') {
+      if (!given) {
+        if (mode !== 'patch' && field.required && field.default === undefined) errs[name] = ['This field is required.'];
+        else if (mode === 'create' && field.default !== undefined) columns[column!] = defaultOf(field);
+        continue;
+      }
+      const value = body[name];
+      if (value === null || value === '') {
+        if (field.nullable) columns[column!] = null;
+        else errs[name] = ['This field may not be null.'];
+        continue;
+      }
+      relationTasks.push(
+        resolveRefs(ctx, field.to, [value], wctx.tx).then(([r]) => {
+          if ('error' in r) errs[name] = [r.error];
+          else columns[column!] = r.id;
+        }),
+      );
+    } else if (field.type === 'm2m') {
+      if (!given) continue;
+      const value = body[name];
+      if (!Array.isArray(value)) {
+        errs[name] = [`Expected a list of items but got type "${pyType(value)}".`];
+        continue;
+      }
+      if (field.write === 'pk') {
+        const bad = value.find((v) => !(typeof v === 'number' && Number.isInteger(v)) && !(typeof v === 'string' && /^\d+$/.test(v)));
+        if (bad !== undefined) {
+          errs[name] = [`Incorrect type. Expected pk value, received ${pyType(bad)}.`];
+          continue;
+        }
+      }
+      relationTasks.push(
+        resolveRefs(ctx, field.to, value, wctx.tx).then((results) => {
+          const missing = results.findIndex((r) => 'error' in r);
+          if (missing >= 0) {
+            errs[name] = field.write === 'pk' ? [`Invalid pk "${String(value[missing])}" - object does not exist.`] : results.map((r) => ('error' in r ? [r.error] : {}));
+          } else m2m.set(name, [...new Set(results.map((r) => (r as { id: number }).id))]);
+        }),
+      );
+    } else if (column) {
+      if (given && !errs[name]) columns[column] = values[name];
+      else if (!given && mode === 'create' && field.default !== undefined) columns[column] = defaultOf(field);
+      else if (!given && mode === 'create' && field.type === 'choice' && field.blank) columns[column] = '';
+    }
+  }
+
+  let tags: number[] | undefined;
+  if (model.tags && Object.prototype.hasOwnProperty.call(body, 'tags')) {
+    const value = body.tags;
+    if (!Array.isArray(value)) errs.tags = [`Expected a list of items but got type "${pyType(value)}".`];
+    else {
+      relationTasks.push(
+        ctx.extras.resolveTags(value, model.label).then((results) => {
+          if (results.some((r) => 'error' in r)) errs.tags = results.map((r) => ('error' in r ? [r.error] : {}));
+          else tags = [...new Set(results.map((r) => (r as { id: number }).id))];
+        }),
+      );
+    }
+  }
+  await Promise.all(relationTasks);
+
+  if (model.customFields && !errs.custom_fields) {
+    try {
+      const defs = await ctx.extras.customFields(model.label);
+      const input = body.custom_fields;
+      const stored = existing ? ((existing.custom_field_data as Row) ?? {}) : null;
+      if (input !== undefined || !existing) columns.custom_field_data = JSON.stringify(applyCustomFields(defs, input, stored));
+    } catch (err) {
+      if (err instanceof ValidationError && !Array.isArray(err.errors)) Object.assign(errs, err.errors);
+      else throw err;
+    }
+  }
+  if (Object.keys(errs).length) throw new ValidationError(errs);
+
+  const merged: Row = { ...(existing ?? {}), ...columns };
+  await checkUnique(ctx, model, merged, existing ? Number(existing.id) : null, wctx.tx);
+  if (model.hooks.validate) await model.hooks.validate(merged, existing, wctx);
+  if (model.hooks.beforeSave) await model.hooks.beforeSave(columns, existing, wctx);
+  return { columns, m2m, tags };
+}
+
+/** Unique fields and unique-together rules, checked before writing so the error names the field. */
+async function checkUnique(ctx: ServiceContext, model: ModelDef, row: Row, selfId: number | null, q: Queryable): Promise<void> {
+  const table = raw(ctx.db.table(model.table));
+  const notSelf = selfId === null ? raw('TRUE') : sql`id <> ${selfId}`;
+  const errs: Record<string, string[]> = {};
+  for (const [name, field] of Object.entries(model.fields)) {
+    if (!field.unique) continue;
+    const column = columnOf(name, field)!;
+    const value = row[column];
+    if (value === undefined || value === null || value === '') continue;
+    const hit = await q.query(sql`SELECT 1 FROM ${table} WHERE ${ident(column)} = ${value} AND ${notSelf} LIMIT 1`);
+    if (hit.length) errs[name] = [typeof field.unique === 'string' ? field.unique : `${model.verboseName} with this ${field.label ?? name} already exists.`];
+  }
+  for (const u of model.unique) {
+    const cols = u.fields.map((f) => columnOf(f, model.fields[f]) ?? f);
+    if (cols.some((c) => row[c] === undefined)) continue;
+    if (u.whenNull && u.whenNull.some((f) => row[columnOf(f, model.fields[f]) ?? f] !== null)) continue;
+    if (!u.whenNull && cols.some((c) => row[c] === null)) continue; // NULLs are distinct
+    const conds: Sql[] = cols.map((c) =>
+      row[c] === null ? sql`${ident(c)} IS NULL` : u.caseInsensitive ? sql`lower(${ident(c)}::text) = lower(${String(row[c])})` : sql`${ident(c)} = ${row[c]}`,
+    );
+    const hit = await q.query(sql`SELECT 1 FROM ${table} WHERE ${and(conds)} AND ${notSelf} LIMIT 1`);
+    if (hit.length) (errs[u.errorField ?? '__all__'] ??= []).push(u.message);
+  }
+  if (Object.keys(errs).length) throw new ValidationError(errs);
+}
+
+function jsonColumns(model: ModelDef, columns: Row): Row {
+  const out: Row = {};
+  for (const [k, v] of Object.entries(columns)) {
+    const field = model.fields[k];
+    out[k] = field && field.type === 'json' && v !== null && v !== undefined ? JSON.stringify(v) : v;
+  }
+  return out;
+}
+
+export async function insert(ctx: ServiceContext, model: ModelDef, p: Prepared, tx: Tx): Promise<number> {
+  const cols = jsonColumns(model, p.columns);
+  const names = Object.keys(cols);
+  const table = raw(ctx.db.table(model.table));
+  const stmt = names.length
+    ? sql`INSERT INTO ${table} (${join(names.map((n) => ident(n)), ', ')}) VALUES (${join(names.map((n) => sql`${cols[n]}`), ', ')}) RETURNING id`
+    : sql`INSERT INTO ${table} DEFAULT VALUES RETURNING id`;
+  const [row] = await tx.query(stmt);
+  const id = Number(row.id);
+  if (model.tree) await updateTree(ctx, model, id, tx);
+  await writeLinks(ctx, model, id, p, tx);
+  return id;
+}
+
+export async function update(ctx: ServiceContext, model: ModelDef, id: number, p: Prepared, existing: Row, tx: Tx): Promise<void> {
+  const cols = jsonColumns(model, p.columns);
+  const sets = Object.keys(cols).map((n) => sql`${ident(n)} = ${cols[n]}`);
+  if (model.timestamps) sets.push(raw('last_updated = now()'));
+  if (sets.length) await tx.query(sql`UPDATE ${raw(ctx.db.table(model.table))} SET ${join(sets, ', ')} WHERE id = ${id}`);
+  if (model.tree && ('parent_id' in cols || 'name' in cols)) await updateTree(ctx, model, id, tx, existing);
+  await writeLinks(ctx, model, id, p, tx);
+}
+
+async function writeLinks(ctx: ServiceContext, model: ModelDef, id: number, p: Prepared, tx: Tx): Promise<void> {
+  for (const [name, ids] of p.m2m) {
+    const field = model.fields[name];
+    if (field.type !== 'm2m') continue;
+    const through = raw(ctx.db.table(field.through));
+    await tx.query(sql`DELETE FROM ${through} WHERE owner_id = ${id}`);
+    if (ids.length) await tx.query(sql`INSERT INTO ${through} (owner_id, target_id) SELECT ${id}, unnest(${ids}::bigint[])`);
+  }
+  if (p.tags) {
+    const tagged = raw(ctx.db.table(TAGGED_ITEM_TABLE));
+    await tx.query(sql`DELETE FROM ${tagged} WHERE content_type = ${model.label} AND object_id = ${id}`);
+    if (p.tags.length) {
+      await tx.query(sql`INSERT INTO ${tagged} (content_type, object_id, tag_id) SELECT ${model.label}, ${id}, unnest(${p.tags}::bigint[])`);
+    }
+  }
+}
+
+/** Keeps depth, ancestor path and tree sort key on write, so reads never walk the tree. */
+async function updateTree(ctx: ServiceContext, model: ModelDef, id: number, tx: Tx, existing?: Row): Promise<void> {
+  const table = raw(ctx.db.table(model.table));
+  await tx.query(sql`SELECT pg_advisory_xact_lock(${hashKey(model.label)})`);
+  const [node] = await tx.query(
+    sql`SELECT n.id, n.name, n._depth, p._path AS ppath, p._tree_sort AS psort, p._depth AS pdepth FROM ${table} n LEFT JOIN ${table} p ON p.id = n.parent_id WHERE n.id = ${id}`,
+  );
+  const depth = node.pdepth === null ? 0 : Number(node.pdepth) + 1;
+  const key = `${String(node.name)} ${String(id).padStart(20, '0')}`;
+  const [updated] = await tx.query(
+    sql`UPDATE ${table} SET _depth = ${depth}, _path = COALESCE(${node.ppath}::bigint[], '{}') || ${id}::bigint, _tree_sort = COALESCE(${node.psort}::text[], '{}') || ${key}::text WHERE id = ${id} RETURNING _path, _tree_sort`,
+  );
+  if (existing) {
+    const oldDepth = Number(existing._depth);
+    const from = oldDepth + 2;
+    await tx.query(
+      sql`UPDATE ${table} SET _path = ${updated._path}::bigint[] || _path[${from}:], _tree_sort = ${updated._tree_sort}::text[] || _tree_sort[${from}:], _depth = ${depth} + (_depth - ${oldDepth}) WHERE _path @> ARRAY[${id}]::bigint[] AND id <> ${id}`,
+    );
+  }
+}
+
+/** The tree rule every tree model shares: a node may not become its own ancestor. */
+export async function checkTreeParent(ctx: ServiceContext, model: ModelDef, row: Row, existing: Row | null, q: Queryable): Promise<void> {
+  if (!existing || row.parent_id === null || row.parent_id === undefined) return;
+  if (Number(row.parent_id) === Number(existing.id)) throw ValidationError.field('parent', 'Cannot assign self or child as parent.');
+  const hit = await q.query(
+    sql`SELECT 1 FROM ${raw(ctx.db.table(model.table))} WHERE id = ${row.parent_id} AND _path @> ARRAY[${existing.id}]::bigint[]`,
+  );
+  if (hit.length) throw ValidationError.field('parent', 'Cannot assign self or child as parent.');
+}
+
+/** Refuses (409) when local PROTECT relations still point at the objects. */
+export async function checkProtected(ctx: ServiceContext, model: ModelDef, ids: number[], q: Queryable): Promise<void> {
+  const found: string[] = [];
+  for (const other of ctx.models.values()) {
+    for (const [name, field] of Object.entries(other.fields)) {
+      if (field.type !== 'fk' || field.to !== model.label || field.onDelete !== 'PROTECT') continue;
+      const rows = await q.query(sql`SELECT * FROM ${raw(ctx.db.table(other.table))} WHERE ${ident(`${name}_id`)} = ANY(${ids}::bigint[]) ORDER BY id`);
+      for (const r of rows) found.push(`${other.display(r)} (${String(r.id)})`);
+    }
+  }
+  if (found.length) throw new Conflict(`Unable to delete object. ${found.length} dependent objects were found: ${found.join(', ')}`);
+}
+
+export async function remove(ctx: ServiceContext, model: ModelDef, ids: number[], wctx: WriteContext): Promise<void> {
+  if (!ids.length) return;
+  await checkProtected(ctx, model, ids, wctx.tx);
+  if (model.hooks.beforeDelete) await model.hooks.beforeDelete(ids, wctx);
+  if (model.tree) await wctx.tx.query(sql`SELECT pg_advisory_xact_lock(${hashKey(model.label)})`);
+  const tagged = raw(ctx.db.table(TAGGED_ITEM_TABLE));
+  await wctx.tx.query(sql`DELETE FROM ${tagged} WHERE content_type = ${model.label} AND object_id = ANY(${ids}::bigint[])`);
+  await wctx.tx.query(sql`DELETE FROM ${raw(ctx.db.table(model.table))} WHERE id = ANY(${ids}::bigint[])`);
+}
