@@ -137,7 +137,7 @@ export function filtersFor(ctx: ServiceContext, model: ModelDef, cfDefs: CustomF
       },
     });
   }
-  const extra = model.filters?.(model) ?? [];
+  const extra = model.filters?.(ctx, model) ?? [];
   const skip = new Set([...(model.skipFilters ?? []), ...extra.map((d) => d.name)]);
   return [...defs.filter((d) => !skip.has(d.name)), ...extra];
 }

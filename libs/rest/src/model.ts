@@ -1,6 +1,7 @@
 import type { FilterDef } from '@inventory/filtering';
 import type { FieldDef } from './fields';
 import type { Row, WriteContext } from './types';
+import type { ServiceContext } from './registry';
 
 /**
  * A count shown on each object (`tenant_count`): objects of `model` whose
@@ -52,7 +53,7 @@ export interface ModelDef {
   counts: Record<string, CountDef>;
   unique: UniqueDef[];
   /** Extra filters beyond the generated ones. */
-  filters?: (model: ModelDef) => FilterDef[];
+  filters?: (ctx: ServiceContext, model: ModelDef) => FilterDef[];
   /** Filters to leave out of the generated ones. */
   skipFilters?: string[];
   readOnly: boolean;
@@ -68,9 +69,11 @@ export interface ModelHooks {
   /** Adjust stored values before insert/update (e.g. hash a password, generate a key). */
   beforeSave?: (data: Row, existing: Row | null, ctx: WriteContext) => Promise<void> | void;
   /** Extra keys for the full representation (computed per page, batched). */
-  decorate?: (rows: Row[], out: Record<string, unknown>[], ctx: { brief: boolean }) => Promise<void> | void;
+  decorate?: (rows: Row[], out: Record<string, unknown>[], ctx: { brief: boolean; service: ServiceContext }) => Promise<void> | void;
   /** Runs inside the delete transaction before rows go (e.g. remove dependants). */
   beforeDelete?: (ids: number[], ctx: WriteContext) => Promise<void>;
+  /** After a write committed (e.g. tell other services to drop caches). */
+  afterCommit?: (ctx: ServiceContext) => Promise<void> | void;
 }
 
 export type ModelInput = Omit<

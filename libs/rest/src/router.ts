@@ -48,8 +48,8 @@ async function checkScope(ctx: ServiceContext, model: ModelDef, ids: number[], s
   if (Number(row.n) !== ids.length) throw new PermissionDenied();
 }
 
-function writeContext(tx: Tx, identity: Identity): WriteContext {
-  return { tx, identity, requestId: currentContext()?.requestId ?? '' };
+function writeContext(ctx: ServiceContext, tx: Tx, identity: Identity): WriteContext {
+  return { tx, identity, requestId: currentContext()?.requestId ?? '', service: ctx };
 }
 
 /** Reads objects back for the response, in the given order. */
@@ -63,6 +63,9 @@ export function mountModel(app: Express, ctx: ServiceContext, model: ModelDef): 
   const listPath = `/api/${areaOf(model, ctx)}/${model.endpoint}/`;
   const detailPath = `${listPath}:id/`;
   const base = (req: Request) => baseUrl(req, ctx.settings.publicUrl);
+  const committed = async () => {
+    if (model.hooks.afterCommit) await model.hooks.afterCommit(ctx);
+  };
 
   async function list(req: Request, res: Response) {
     const identity = identityOf(res);
@@ -106,7 +109,7 @@ export function mountModel(app: Express, ctx: ServiceContext, model: ModelDef): 
       throw notADict(body);
     }
     const ids = await ctx.db.transaction(async (tx) => {
-      const wctx = writeContext(tx, identity);
+      const wctx = writeContext(ctx, tx, identity);
       // validate everything first: errors come back as a list with {} for good items
       const prepared = [];
       const errors: Record<string, unknown>[] = [];
@@ -127,6 +130,7 @@ export function mountModel(app: Express, ctx: ServiceContext, model: ModelDef): 
       await checkScope(ctx, model, created, scope, tx);
       return created;
     });
+    await committed();
     const out = await respondObjects(ctx, model, ids, base(req));
     if (!bulk) res.setHeader('Location', String(out[0].url));
     res.status(201).json(bulk ? out : out[0]);
@@ -140,10 +144,11 @@ export function mountModel(app: Express, ctx: ServiceContext, model: ModelDef): 
     await ctx.db.transaction(async (tx) => {
       const [existing] = await tx.query(sql`SELECT * FROM ${raw(ctx.db.table(model.table))} t WHERE t.id = ${id} AND ${scope} FOR UPDATE`);
       if (!existing) throw new NotFound();
-      const p = await prepare(ctx, model, req.body ?? {}, partial ? 'patch' : 'put', existing, writeContext(tx, identity));
+      const p = await prepare(ctx, model, req.body ?? {}, partial ? 'patch' : 'put', existing, writeContext(ctx, tx, identity));
       await update(ctx, model, id, p, existing, tx);
       await checkScope(ctx, model, [id], scope, tx);
     });
+    await committed();
     const [rep] = await respondObjects(ctx, model, [id], base(req));
     res.json(rep);
   }
@@ -158,7 +163,7 @@ export function mountModel(app: Express, ctx: ServiceContext, model: ModelDef): 
         sql`SELECT * FROM ${raw(ctx.db.table(model.table))} t WHERE t.id = ANY(${wanted}::bigint[]) AND ${scope} ORDER BY ${orderBy(ctx, model, null)} FOR UPDATE`,
       );
       const byId = new Map(items.map((i) => [Number(i.id), i]));
-      const wctx = writeContext(tx, identity);
+      const wctx = writeContext(ctx, tx, identity);
       for (const existing of rows) {
         const item = { ...byId.get(Number(existing.id))! };
         delete item.id;
@@ -169,6 +174,7 @@ export function mountModel(app: Express, ctx: ServiceContext, model: ModelDef): 
       await checkScope(ctx, model, done, scope, tx);
       return done;
     });
+    await committed();
     res.json(await respondObjects(ctx, model, ids, base(req)));
   }
 
@@ -179,8 +185,9 @@ export function mountModel(app: Express, ctx: ServiceContext, model: ModelDef): 
     await ctx.db.transaction(async (tx) => {
       const [existing] = await tx.query(sql`SELECT id FROM ${raw(ctx.db.table(model.table))} t WHERE t.id = ${id} AND ${scope} FOR UPDATE`);
       if (!existing) throw new NotFound();
-      await remove(ctx, model, [id], writeContext(tx, identity));
+      await remove(ctx, model, [id], writeContext(ctx, tx, identity));
     });
+    await committed();
     res.status(204).end();
   }
 
@@ -192,8 +199,9 @@ export function mountModel(app: Express, ctx: ServiceContext, model: ModelDef): 
       const rows = await tx.query(
         sql`SELECT id FROM ${raw(ctx.db.table(model.table))} t WHERE t.id = ANY(${items.map((i) => Number(i.id))}::bigint[]) AND ${scope} FOR UPDATE`,
       );
-      await remove(ctx, model, rows.map((r) => Number(r.id)), writeContext(tx, identity));
+      await remove(ctx, model, rows.map((r) => Number(r.id)), writeContext(ctx, tx, identity));
     });
+    await committed();
     res.status(204).end();
   }
 

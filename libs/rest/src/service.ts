@@ -12,7 +12,7 @@ import { fetchByIds } from './query';
 import { resolveLocal } from './relations';
 import { areaOf, type ServiceContext } from './registry';
 import { mountModel } from './router';
-import { migrate, type Migration } from './schema';
+import { migrate, TAGGED_ITEM_TABLE, type Migration } from './schema';
 import { represent } from './serialize';
 import { keyResolver } from './filters';
 import { baseUrl } from './urls';
@@ -136,6 +136,12 @@ function mountInternal(app: Express, ctx: ServiceContext): void {
       sql`SELECT ${ident(`${field}_id`)} AS k, count(*) AS n FROM ${raw(ctx.db.table(m.table))} WHERE ${ident(`${field}_id`)} = ANY(${(req.body?.ids ?? []).map(Number)}::bigint[]) GROUP BY 1`,
     );
     res.json({ counts: Object.fromEntries(rows.map((r) => [String(r.k), Number(r.n)])) });
+  });
+  app.post('/internal/tags/counts', async (req, res) => {
+    const rows = await ctx.db.query(
+      sql`SELECT tag_id, count(*) AS n FROM ${raw(ctx.db.table(TAGGED_ITEM_TABLE))} WHERE tag_id = ANY(${(req.body?.ids ?? []).map(Number)}::bigint[]) GROUP BY 1`,
+    );
+    res.json({ counts: Object.fromEntries(rows.map((r) => [String(r.tag_id), Number(r.n)])) });
   });
   app.post('/internal/cache/invalidate', (_req, res) => {
     ctx.extras.invalidate();

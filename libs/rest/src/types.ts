@@ -1,5 +1,6 @@
 import type { Identity } from '@inventory/auth';
 import type { Tx } from './db';
+import type { ServiceContext } from './registry';
 
 /** A plain database row or a representation being built. */
 export type Row = Record<string, unknown>;
@@ -8,4 +9,5 @@ export interface WriteContext {
   tx: Tx;
   identity: Identity;
   requestId: string;
+  service: ServiceContext;
 }

@@ -1,0 +1,76 @@
+import { IDENTITY_HEADER, signIdentity, type Identity } from '@inventory/auth';
+
+export const TEST_SECRET = 'test-internal-secret-0123456789abcdef';
+
+export const superuser: Identity = {
+  user: { id: 1, username: 'admin', is_superuser: true, is_staff: true, is_active: true },
+  token: { id: 1, write_enabled: true },
+  permissions: [],
+};
+
+export function mintIdentity(identity: Identity = superuser, secret = TEST_SECRET): string {
+  return signIdentity(secret, identity, 300);
+}
+
+export interface Reply<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export interface RequestOptions {
+  body?: unknown;
+  /** Raw body text (sent as is). */
+  raw?: string;
+  headers?: Record<string, string>;
+  identity?: Identity | null;
+}
+
+/** A small HTTP client for tests: JSON in, JSON out, with a minted identity unless told otherwise. */
+export class Client {
+  constructor(
+    readonly base: string,
+    private readonly defaults: { identity?: Identity | null; headers?: Record<string, string>; secret?: string } = {},
+  ) {}
+
+  withIdentity(identity: Identity | null): Client {
+    return new Client(this.base, { ...this.defaults, identity });
+  }
+
+  async request<T = any>(method: string, path: string, opts: RequestOptions = {}): Promise<Reply<T>> {
+    const headers: Record<string, string> = { accept: 'application/json', ...this.defaults.headers, ...opts.headers };
+    const identity = opts.identity !== undefined ? opts.identity : this.defaults.identity !== undefined ? this.defaults.identity : superuser;
+    if (identity) headers[IDENTITY_HEADER] = mintIdentity(identity, this.defaults.secret);
+    let body: string | undefined;
+    if (opts.raw !== undefined) body = opts.raw;
+    else if (opts.body !== undefined) {
+      body = JSON.stringify(opts.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const res = await fetch(this.base + path, { method, headers, body, redirect: 'manual' });
+    const text = await res.text();
+    let parsed: unknown = undefined;
+    if (text && (res.headers.get('content-type') ?? '').includes('json')) parsed = JSON.parse(text);
+    return { status: res.status, headers: res.headers, body: parsed as T, text };
+  }
+
+  get<T = any>(path: string, opts?: RequestOptions) {
+    return this.request<T>('GET', path, opts);
+  }
+  post<T = any>(path: string, body?: unknown, opts?: RequestOptions) {
+    return this.request<T>('POST', path, { ...opts, body });
+  }
+  put<T = any>(path: string, body?: unknown, opts?: RequestOptions) {
+    return this.request<T>('PUT', path, { ...opts, body });
+  }
+  patch<T = any>(path: string, body?: unknown, opts?: RequestOptions) {
+    return this.request<T>('PATCH', path, { ...opts, body });
+  }
+  delete<T = any>(path: string, body?: unknown, opts?: RequestOptions) {
+    return this.request<T>('DELETE', path, { ...opts, body });
+  }
+  options<T = any>(path: string, opts?: RequestOptions) {
+    return this.request<T>('OPTIONS', path, opts);
+  }
+}

@@ -1,0 +1,4 @@
+export * from './database';
+export * from './http';
+export * from './stack';
+export * from './broker';

@@ -1,0 +1,1 @@
+export { createService } from './service';

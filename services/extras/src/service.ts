@@ -1,0 +1,45 @@
+import { sql, raw } from '@inventory/filtering';
+import type { BaseConfig } from '@inventory/core';
+import { createRestService, TAGGED_ITEM_TABLE, type RestService, type ServiceContext } from '@inventory/rest';
+import { mountContentTypes } from './contenttypes';
+import { LocalExtras } from './extras-local';
+import { broadcastInvalidation, mountExtrasInternal } from './internal';
+import { models, tag, customField, choiceSet } from './models';
+import { migrations } from './migrations';
+
+/** Tags are counted where they are used: here and in every other service, one call each per page. */
+async function taggedItems(ctx: ServiceContext, ids: number[]): Promise<Map<number, number>> {
+  const totals = new Map<number, number>(ids.map((id) => [id, 0]));
+  const local = await ctx.db.query(
+    sql`SELECT tag_id, count(*) AS n FROM ${raw(ctx.db.table(TAGGED_ITEM_TABLE))} WHERE tag_id = ANY(${ids}::bigint[]) GROUP BY 1`,
+  );
+  for (const r of local) totals.set(Number(r.tag_id), Number(r.n));
+  const remote = ctx.refs.services().filter((s) => s !== ctx.name && s !== 'users' && s !== 'gateway');
+  const answers = await Promise.all(
+    remote.map((s) => ctx.refs.call<{ counts: Record<string, number> }>(s, 'POST', '/internal/tags/counts', { ids }).catch(() => ({ counts: {} }))),
+  );
+  for (const a of answers) for (const [k, n] of Object.entries(a.counts)) totals.set(Number(k), (totals.get(Number(k)) ?? 0) + n);
+  return totals;
+}
+
+export function createService(config: BaseConfig): RestService {
+  for (const m of [tag, customField, choiceSet]) m.hooks.afterCommit = (ctx) => broadcastInvalidation(ctx);
+  tag.hooks.decorate = async (rows, out, { brief, service }) => {
+    if (brief || !rows.length) return;
+    const counts = await taggedItems(service, rows.map((r) => Number(r.id)));
+    out.forEach((o) => (o.tagged_items = counts.get(Number(o.id)) ?? 0));
+  };
+  return createRestService({
+    name: 'extras',
+    area: 'extras',
+    config,
+    models,
+    migrations,
+    extras: (ctx) => new LocalExtras(ctx),
+    extraEndpoints: ['content-types'],
+    routes: (app, ctx) => {
+      mountExtrasInternal(app, ctx);
+      mountContentTypes(app, ctx);
+    },
+  });
+}

@@ -1,0 +1,127 @@
+import { contentType } from '@inventory/refs';
+import { sql, raw, type FilterDef } from '@inventory/filtering';
+import { defineModel, f, keyResolver, type ModelDef, type ServiceContext } from '@inventory/rest';
+
+const name = (r: Record<string, unknown>) => String(r.name);
+
+export const PRIORITY_CHOICES = [
+  ['primary', 'Primary'],
+  ['secondary', 'Secondary'],
+  ['tertiary', 'Tertiary'],
+  ['inactive', 'Inactive'],
+] as const;
+
+export const contactGroup: ModelDef = defineModel({
+  label: 'tenancy.contactgroup',
+  endpoint: 'contact-groups',
+  table: 'contact_group',
+  verboseName: 'contact group',
+  fields: {
+    name: f.name(100),
+    slug: f.slug(100),
+    parent: f.fk('tenancy.contactgroup', 'CASCADE', { nullable: true }),
+    description: f.description(),
+  },
+  tree: true,
+  brief: ['name', 'slug', 'contact_count', '_depth'],
+  display: name,
+  ordering: ['_tree'],
+  search: ['name', 'slug', 'description'],
+  unique: [{ fields: ['parent', 'name'], errorField: '__all__', message: 'A contact group with this name already exists.' }],
+  counts: { contact_count: { model: 'tenancy.contact', field: 'group', tree: true } },
+});
+
+export const contactRole: ModelDef = defineModel({
+  label: 'tenancy.contactrole',
+  endpoint: 'contact-roles',
+  table: 'contact_role',
+  verboseName: 'contact role',
+  fields: {
+    name: f.name(100, { unique: 'contact role with this name already exists.' }),
+    slug: f.slug(100, { unique: 'contact role with this slug already exists.' }),
+    description: f.description(),
+  },
+  brief: ['name', 'slug'],
+  display: name,
+  ordering: ['name'],
+  search: ['name', 'slug', 'description'],
+});
+
+export const contact: ModelDef = defineModel({
+  label: 'tenancy.contact',
+  endpoint: 'contacts',
+  verboseName: 'contact',
+  fields: {
+    group: f.fk('tenancy.contactgroup', 'SET_NULL', { treeFilter: true }),
+    name: f.name(100),
+    title: f.string(100),
+    phone: f.string(50),
+    email: f.email(),
+    address: f.string(200),
+    link: f.url(200),
+    description: f.description(),
+    comments: f.comments(),
+  },
+  brief: ['name'],
+  display: name,
+  ordering: ['name'],
+  search: ['name', 'title', 'phone', 'email', 'address', 'link', 'description', 'comments'],
+  unique: [{ fields: ['group', 'name'], errorField: '__all__', message: 'Contact with this Group and Name already exists.' }],
+});
+
+const supportsContacts = (label: string) => !!contentType(label)?.features.contacts;
+
+export const contactAssignment: ModelDef = defineModel({
+  label: 'tenancy.contactassignment',
+  endpoint: 'contact-assignments',
+  table: 'contact_assignment',
+  verboseName: 'contact assignment',
+  fields: {
+    content_type: f.contentType({ required: true, allowed: supportsContacts }),
+    object_id: f.integer({ required: true, min: 0, max: 2147483647 }),
+    object: f.generic('content_type', 'object_id'),
+    contact: f.fk('tenancy.contact', 'PROTECT', { required: true, filterKey: null, idFilter: 'contact_id' }),
+    role: f.fk('tenancy.contactrole', 'PROTECT', { required: true }),
+    priority: f.choice(PRIORITY_CHOICES, { blank: true, singleFilter: true }),
+  },
+  brief: ['contact', 'role', 'priority'],
+  display: (r) => {
+    const c = (r.contact as { display?: string } | null)?.display ?? '';
+    const o = (r.object as { display?: string } | null)?.display ?? `${String(r.content_type)} ${String(r.object_id)}`;
+    const p = r.priority as { label?: string } | null;
+    return p && p.label ? `${c} (${p.label}) -> ${o}` : `${c} -> ${o}`;
+  },
+  ordering: ['contact', 'priority', 'role'],
+  search: [],
+  unique: [{ fields: ['content_type', 'object_id', 'contact', 'role'], message: 'ContactAssignment with this Content type, Object id, Contact and Role already exists.' }],
+});
+
+/**
+ * `contact`, `contact_role`, `contact_group` filters: objects with a matching
+ * contact assignment. Tenancy owns the assignments, so these run in its SQL.
+ */
+export function contactFilters(ctx: ServiceContext, model: ModelDef): FilterDef[] {
+  const assignments = raw(ctx.db.table(contactAssignment.table));
+  const via = (name: string, label: string, tree: boolean): FilterDef => ({
+    kind: 'method',
+    name,
+    lookups: ['n'],
+    valueType: 'integer',
+    apply: async (values, lookup) => {
+      const found = await keyResolver(ctx, label, 'id', tree)(values);
+      const ids = values.flatMap((v) => found.get(v) ?? []);
+      const match =
+        name === 'contact_group'
+          ? sql`ca.contact_id IN (SELECT id FROM ${raw(ctx.db.table(contact.table))} WHERE group_id = ANY(${ids}::bigint[]))`
+          : sql`ca.${raw(name === 'contact' ? 'contact_id' : 'role_id')} = ANY(${ids}::bigint[])`;
+      const exists = sql`EXISTS (SELECT 1 FROM ${assignments} ca WHERE ca.content_type = ${model.label} AND ca.object_id = t.id AND ${match})`;
+      return lookup === 'n' ? sql`NOT ${exists}` : exists;
+    },
+  });
+  return [via('contact', 'tenancy.contact', false), via('contact_role', 'tenancy.contactrole', false), via('contact_group', 'tenancy.contactgroup', true)];
+}
+
+/** Deleting an object deletes its contact assignments. */
+export async function deleteAssignments(label: string, ids: number[], ctx: ServiceContext, tx: { query: ServiceContext['db']['query'] }): Promise<void> {
+  await tx.query(sql`DELETE FROM ${raw(ctx.db.table(contactAssignment.table))} WHERE content_type = ${label} AND object_id = ANY(${ids}::bigint[])`);
+}
