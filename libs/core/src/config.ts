@@ -49,6 +49,7 @@ export const baseConfigSchema = {
   LOGIN_REQUIRED: bool.default(false),
   EXEMPT_VIEW_PERMISSIONS: Joi.string().allow('').default(''),
   SERVICE_URLS: Joi.string().allow('').default(''),
+  QUERY_COUNT_HEADER: bool.default(false),
 };
 
 export interface BaseConfig {
@@ -67,6 +68,8 @@ export interface BaseConfig {
   EXEMPT_VIEW_PERMISSIONS: string;
   /** `name=url,name=url`: where the other services answer. */
   SERVICE_URLS: string;
+  /** Report the SQL statements a request ran in X-Query-Count (tests and benchmarks). */
+  QUERY_COUNT_HEADER: boolean;
 }
 
 export const baseConfig = Joi.object<BaseConfig>(baseConfigSchema);

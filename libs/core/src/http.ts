@@ -74,6 +74,8 @@ export function errorHandler(log: Logger) {
 
 export interface ServiceOptions {
   name: string;
+  /** Send X-Query-Count with the number of SQL statements the request ran. */
+  queryCountHeader?: boolean;
   log: Logger;
   readiness?: ReadinessCheck[];
   /** Attach routes; called after the common middleware. */
@@ -97,7 +99,16 @@ export function createApp(opts: ServiceOptions): Express {
     const incoming = req.headers['x-request-id'];
     const requestId = typeof incoming === 'string' && /^[0-9a-f-]{36}$/i.test(incoming) ? incoming : randomUUID();
     res.setHeader('X-Request-ID', requestId);
-    runWithContext({ requestId, queries: 0 }, () => next());
+    const ctx = { requestId, queries: 0 };
+    if (opts.queryCountHeader) {
+      // set just before the head is written, when every query has run
+      const writeHead = res.writeHead;
+      res.writeHead = function (this: Response, ...args: unknown[]) {
+        if (!this.headersSent) this.setHeader('X-Query-Count', String(ctx.queries));
+        return (writeHead as (...a: unknown[]) => Response).apply(this, args);
+      } as typeof res.writeHead;
+    }
+    runWithContext(ctx, () => next());
   });
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });

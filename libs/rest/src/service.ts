@@ -72,6 +72,7 @@ export function createRestService(opts: RestServiceOptions): RestService {
   const app = createApp({
     name: opts.name,
     log,
+    queryCountHeader: config.QUERY_COUNT_HEADER,
     readiness: [() => db.ping()],
     routes: (app) => {
       app.use((req: Request, res: Response, next: NextFunction) => {

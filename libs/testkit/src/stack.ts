@@ -36,6 +36,7 @@ export async function bootStack(factories: Record<string, ServiceFactory>, env: 
       LOG_LEVEL: 'silent',
       DATABASE_URL: db.url,
       DATABASE_POOL_MAX: '5',
+      QUERY_COUNT_HEADER: 'true',
       INTERNAL_TOKEN_SECRET: TEST_SECRET,
       SERVICE_URLS: serviceUrls,
       PORT: String(ports[names.indexOf(name)]),
