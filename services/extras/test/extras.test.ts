@@ -1,0 +1,172 @@
+import { bootStack, runModelContract, type Stack } from '@inventory/testkit';
+import { createService as tenancy } from '@inventory/tenancy';
+import { createService as extras } from '@inventory/extras';
+
+let stack: Stack;
+beforeAll(async () => {
+  stack = await bootStack({ extras, tenancy });
+});
+afterAll(() => stack?.stop());
+
+runModelContract('tag', {
+  stack: () => stack,
+  service: 'extras',
+  path: '/api/extras/tags/',
+  schema: 'Tag',
+  make: (i) => ({ name: `Tag ${i}`, slug: `tag-${i}`, color: i % 2 ? 'ff0000' : '00ff00' }),
+  patch: { description: 'patched', color: 'aabbcc' },
+  badPatch: { color: 'red' },
+  invalid: [
+    { body: { name: 'bad color', slug: 'bad-color', color: '#ff0000' }, field: 'color' },
+    { body: { name: 'no slug' }, field: 'slug' },
+    { body: { name: 'bad types', slug: 'bad-types', object_types: ['nope.nope'] }, field: 'object_types' },
+  ],
+  brief: ['name', 'slug', 'color'],
+  filters: [{ query: (o) => `color=${o[0].color}`, expect: (o) => o.filter((x) => x.color === o[0].color) }],
+});
+
+runModelContract('custom field choice set', {
+  stack: () => stack,
+  service: 'extras',
+  path: '/api/extras/custom-field-choice-sets/',
+  schema: 'CustomFieldChoiceSet',
+  make: (i) => ({ name: `Set ${i}`, extra_choices: [['a', 'A'], ['b', 'B']] }),
+  patch: { description: 'patched' },
+  badPatch: { extra_choices: 'nope' },
+  invalid: [
+    { body: { name: 'empty', extra_choices: [] }, field: '__all__' },
+    { body: { name: 'no choices' }, field: 'extra_choices' },
+  ],
+  brief: ['name', 'choices_count'],
+});
+
+runModelContract('custom field', {
+  stack: () => stack,
+  service: 'extras',
+  path: '/api/extras/custom-fields/',
+  schema: 'CustomField',
+  make: (i) => ({ name: `field_${i}`, content_types: ['dcim.site'], type: 'integer', validation_minimum: 1, default: 5 }),
+  patch: { label: 'Patched', weight: 50 },
+  badPatch: { filter_logic: 'fuzzy' },
+  invalid: [
+    { body: { name: 'bad-name', content_types: ['dcim.site'] }, field: 'name' },
+    { body: { name: 'double__under', content_types: ['dcim.site'] }, field: 'name' },
+    { body: { name: 'min_on_text', content_types: ['dcim.site'], type: 'text', validation_minimum: 3 }, field: 'validation_minimum' },
+    { body: { name: 'select_no_set', content_types: ['dcim.site'], type: 'select' }, field: 'choice_set' },
+    { body: { name: 'obj_no_type', content_types: ['dcim.site'], type: 'object' }, field: 'object_type' },
+    { body: { name: 'bad_default', content_types: ['dcim.site'], type: 'integer', default: 'x' }, field: 'default' },
+    { body: { name: 'no_types' }, field: 'content_types' },
+  ],
+  brief: ['name', 'description'],
+  choices: ['type', 'filter_logic'],
+});
+
+describe('content types', () => {
+  test('when listed, then every content type appears ordered by app label and model, and filters apply', async () => {
+    const api = stack.client('extras');
+    const all = await api.get('/api/extras/content-types/?limit=0');
+    expect(all.status).toBe(200);
+    const labels = all.body.results.map((c: { app_label: string; model: string }) => `${c.app_label}.${c.model}`);
+    expect(labels).toEqual([...labels].sort());
+    expect(labels).toContain('tenancy.tenant');
+    const site = all.body.results.find((c: { model: string }) => c.model === 'site');
+    expect(site.display).toBe('DCIM | site');
+    const one = await api.get(`/api/extras/content-types/${site.id}/`);
+    expect(one.body).toEqual(site);
+    const filtered = await api.get('/api/extras/content-types/?app_label=tenancy');
+    expect(filtered.body.results.every((c: { app_label: string }) => c.app_label === 'tenancy')).toBe(true);
+    expect(filtered.body.count).toBe(6);
+    expect((await api.get('/api/extras/content-types/?id=abc')).status).toBe(400);
+    expect((await api.post('/api/extras/content-types/', {})).status).toBe(404);
+  });
+});
+
+describe('tags and custom fields on another service', () => {
+  test('when a tenant is tagged by id and by slug, then it reads nested tags and the tag filter ANDs', async () => {
+    const ex = stack.client('extras');
+    const ten = stack.client('tenancy');
+    const red = (await ex.post('/api/extras/tags/', { name: 'Red', slug: 'red', color: 'ff0000' })).body;
+    await ex.post('/api/extras/tags/', { name: 'Blue', slug: 'blue' });
+    const a = await ten.post('/api/tenancy/tenants/', { name: 'TA', slug: 'ta', tags: [red.id, { slug: 'blue' }] });
+    expect(a.status).toBe(201);
+    expect(a.body.tags.map((t: { slug: string }) => t.slug)).toEqual(['blue', 'red']);
+    expect(Object.keys(a.body.tags[0]).sort()).toEqual(['color', 'display', 'id', 'name', 'slug', 'url']);
+    const b = await ten.post('/api/tenancy/tenants/', { name: 'TB', slug: 'tb', tags: [{ name: 'Red' }] });
+    expect(b.status).toBe(201);
+    const both = await ten.get('/api/tenancy/tenants/?tag=red&tag=blue');
+    expect(both.body.results.map((t: { slug: string }) => t.slug)).toEqual(['ta']);
+    const notBlue = await ten.get('/api/tenancy/tenants/?tag__n=blue&slug=ta&slug=tb');
+    expect(notBlue.body.results.map((t: { slug: string }) => t.slug)).toEqual(['tb']);
+    const unknown = await ten.get('/api/tenancy/tenants/?tag=nope');
+    expect(unknown.status).toBe(400);
+    expect(unknown.body).toEqual({ tag: ['Select a valid choice. nope is not one of the available choices.'] });
+    const badTag = await ten.post('/api/tenancy/tenants/', { name: 'TC', slug: 'tc', tags: [red.id, 99999] });
+    expect(badTag.status).toBe(400);
+    expect(badTag.body.tags[0]).toEqual({});
+    expect(badTag.body.tags[1][0]).toMatch(/Related object not found/);
+    const cleared = await ten.patch(`/api/tenancy/tenants/${a.body.id}/`, { tags: [] });
+    expect(cleared.body.tags).toEqual([]);
+    const counted = await ex.get(`/api/extras/tags/${red.id}/`);
+    expect(counted.body.tagged_items).toBe(1);
+  });
+
+  test('when a tag is restricted to other object types, then it cannot be put on a tenant', async () => {
+    const ex = stack.client('extras');
+    await ex.post('/api/extras/tags/', { name: 'Sites only', slug: 'sites-only', object_types: ['dcim.site'] });
+    const r = await stack.client('tenancy').post('/api/tenancy/tenants/', { name: 'TR', slug: 'tr', tags: [{ slug: 'sites-only' }] });
+    expect(r.status).toBe(400);
+    expect(JSON.stringify(r.body)).toMatch(/cannot be assigned to tenant objects/);
+  });
+
+  test('when custom fields are defined for tenants, then values are validated, defaulted, merged and filtered', async () => {
+    const ex = stack.client('extras');
+    const ten = stack.client('tenancy');
+    const set = await ex.post('/api/extras/custom-field-choice-sets/', { name: 'Colours', extra_choices: [['red', 'Red'], ['green', 'Green']] });
+    expect(set.status).toBe(201);
+    expect((await ex.post('/api/extras/custom-fields/', { name: 'rack_units', content_types: ['tenancy.tenant'], type: 'integer', validation_maximum: 10, default: 2 })).status).toBe(201);
+    expect((await ex.post('/api/extras/custom-fields/', { name: 'owner', content_types: ['tenancy.tenant'], type: 'text' })).status).toBe(201);
+    expect((await ex.post('/api/extras/custom-fields/', { name: 'code', content_types: ['tenancy.tenant'], type: 'text', filter_logic: 'exact' })).status).toBe(201);
+    expect((await ex.post('/api/extras/custom-fields/', { name: 'colour', content_types: ['tenancy.tenant'], type: 'select', choice_set: set.body.id })).status).toBe(201);
+    const a = await ten.post('/api/tenancy/tenants/', { name: 'CF A', slug: 'cf-a' });
+    expect(a.body.custom_fields).toEqual({ code: null, colour: null, owner: null, rack_units: 2 });
+    const b = await ten.post('/api/tenancy/tenants/', { name: 'CF B', slug: 'cf-b', custom_fields: { owner: 'Network Team', code: 'ABC', colour: 'red' } });
+    expect(b.status).toBe(201);
+    expect(b.body.custom_fields).toEqual({ code: 'ABC', colour: 'red', owner: 'Network Team', rack_units: null });
+    const merged = await ten.patch(`/api/tenancy/tenants/${b.body.id}/`, { custom_fields: { rack_units: 7 } });
+    expect(merged.body.custom_fields).toEqual({ code: 'ABC', colour: 'red', owner: 'Network Team', rack_units: 7 });
+    const tooBig = await ten.patch(`/api/tenancy/tenants/${b.body.id}/`, { custom_fields: { rack_units: 11 } });
+    expect(tooBig.status).toBe(400);
+    expect(tooBig.body.__all__[0]).toBe("Invalid value for custom field 'rack_units': Value must not exceed 10");
+    const badChoice = await ten.patch(`/api/tenancy/tenants/${b.body.id}/`, { custom_fields: { colour: 'blue' } });
+    expect(badChoice.body.__all__[0]).toMatch(/Invalid choice \(blue\) for choice set Colours/);
+    const notDict = await ten.patch(`/api/tenancy/tenants/${b.body.id}/`, { custom_fields: [1] });
+    expect(notDict.body.custom_fields[0]).toMatch(/Invalid data format/);
+    const loose = await ten.get('/api/tenancy/tenants/?cf_owner=network');
+    expect(loose.body.results.map((t: { slug: string }) => t.slug)).toEqual(['cf-b']);
+    const exact = await ten.get('/api/tenancy/tenants/?cf_code=ab');
+    expect(exact.body.count).toBe(0);
+    const exactHit = await ten.get('/api/tenancy/tenants/?cf_code=ABC');
+    expect(exactHit.body.count).toBe(1);
+    const exactLookup = await ten.get('/api/tenancy/tenants/?cf_code__ic=ab');
+    expect(exactLookup.body.count).toBe(1);
+    const numeric = await ten.get('/api/tenancy/tenants/?cf_rack_units__gte=5');
+    expect(numeric.body.results.map((t: { slug: string }) => t.slug)).toEqual(['cf-b']);
+    const badNumber = await ten.get('/api/tenancy/tenants/?cf_rack_units=x');
+    expect(badNumber.status).toBe(400);
+    const required = await ex.post('/api/extras/custom-fields/', { name: 'must', content_types: ['tenancy.tenant'], type: 'text', required: true });
+    expect(required.status).toBe(201);
+    const missing = await ten.post('/api/tenancy/tenants/', { name: 'CF C', slug: 'cf-c' });
+    expect(missing.status).toBe(400);
+    expect(missing.body.__all__).toEqual(["Missing required custom field 'must'."]);
+    await ex.delete(`/api/extras/custom-fields/${required.body.id}/`);
+    expect((await ten.post('/api/tenancy/tenants/', { name: 'CF C', slug: 'cf-c' })).status).toBe(201);
+  });
+
+  test('when a custom field type is changed, then it is refused', async () => {
+    const ex = stack.client('extras');
+    const cf = await ex.post('/api/extras/custom-fields/', { name: 'fixed_type', content_types: ['dcim.site'], type: 'text' });
+    const r = await ex.patch(`/api/extras/custom-fields/${cf.body.id}/`, { type: 'integer' });
+    expect(r.status).toBe(400);
+    expect(r.body.type).toEqual(['Changing the type of custom fields is not supported.']);
+  });
+});

@@ -1,0 +1,46 @@
+import { Joi, baseConfigSchema, parseServiceUrls } from '@inventory/core';
+
+/** What the gateway reads from the environment (once, at start, with readConfig). */
+export interface GatewayConfig {
+  NODE_ENV: string;
+  LOG_LEVEL: string;
+  HOST: string;
+  PORT: number;
+  INTERNAL_TOKEN_SECRET: string;
+  /** `name=url,...`: the services behind the gateway. */
+  SERVICE_URLS: string;
+  /** Absolute base of the public API; else taken from X-Forwarded-Host/Proto or Host. */
+  PUBLIC_URL?: string;
+  LOGIN_REQUIRED: boolean;
+  /** Enforced by the services; accepted here so one environment file serves every process. */
+  EXEMPT_VIEW_PERMISSIONS: string;
+  /** How long a successful token verification is reused (0 = ask users every time). */
+  TOKEN_CACHE_SECONDS: number;
+  /** Reserved for cookie sessions of the browsable API (not used yet). */
+  SESSION_SECRET?: string;
+}
+
+const serviceUrls = Joi.string()
+  .allow('')
+  .default('')
+  .custom((value: string) => {
+    // fail at start, naming the entry, rather than at the first proxied request
+    for (const [name, url] of Object.entries(parseServiceUrls(value))) {
+      if (!/^https?:\/\/[^/]+/.test(url)) throw new Error(`${name} needs an http(s) URL, got "${url}"`);
+    }
+    return value;
+  });
+
+export const gatewayConfig = Joi.object<GatewayConfig>({
+  NODE_ENV: baseConfigSchema.NODE_ENV,
+  LOG_LEVEL: baseConfigSchema.LOG_LEVEL,
+  HOST: baseConfigSchema.HOST,
+  PORT: Joi.number().integer().min(0).max(65535).default(8000),
+  INTERNAL_TOKEN_SECRET: baseConfigSchema.INTERNAL_TOKEN_SECRET,
+  SERVICE_URLS: serviceUrls,
+  PUBLIC_URL: baseConfigSchema.PUBLIC_URL,
+  LOGIN_REQUIRED: baseConfigSchema.LOGIN_REQUIRED,
+  EXEMPT_VIEW_PERMISSIONS: baseConfigSchema.EXEMPT_VIEW_PERMISSIONS,
+  TOKEN_CACHE_SECONDS: Joi.number().min(0).default(10),
+  SESSION_SECRET: Joi.string().min(16).optional(),
+});

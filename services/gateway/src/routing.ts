@@ -1,0 +1,39 @@
+/**
+ * Which service answers a path under /api/. The table is static: an area is
+ * owned by the service of the same name, except the webhook endpoints, which
+ * live in the webhooks dispatcher although NetBox files them under extras.
+ */
+
+/** Areas served by a backend service (plugins is answered by the gateway itself). */
+export const SERVICE_AREAS = ['circuits', 'dcim', 'extras', 'ipam', 'tenancy', 'users', 'virtualization'] as const;
+
+/** The keys of GET /api/, in NetBox's order (seed list of areas). */
+export const ROOT_AREAS = ['circuits', 'dcim', 'extras', 'ipam', 'plugins', 'tenancy', 'users', 'virtualization'] as const;
+
+/** Endpoints (first segment under the area) owned by another service than the area's. */
+const ENDPOINT_OWNERS: Record<string, Record<string, string>> = {
+  extras: { webhooks: 'webhooks', 'webhook-deliveries': 'webhooks' },
+};
+
+export interface Route {
+  area: string;
+  /** The service that owns the path. */
+  service: string;
+  /** True for the area root `/api/<area>/`. */
+  root: boolean;
+}
+
+/** Resolves `/api/<area>/...` (path without query); null when the area is unknown. */
+export function routeFor(pathname: string): Route | null {
+  const m = /^\/api\/([^/]+)\/(.*)$/.exec(pathname);
+  if (!m) return null;
+  const [, area, rest] = m;
+  if (!(SERVICE_AREAS as readonly string[]).includes(area)) return null;
+  const endpoint = rest.split('/')[0];
+  return { area, service: ENDPOINT_OWNERS[area]?.[endpoint] ?? area, root: rest === '' };
+}
+
+/** Services whose endpoints appear in an area's listing (the owner first). */
+export function areaContributors(area: string): string[] {
+  return [area, ...new Set(Object.values(ENDPOINT_OWNERS[area] ?? {}))];
+}

@@ -1,0 +1,130 @@
+import { createHash } from 'node:crypto';
+import { HttpError, PermissionDenied, ServiceUnavailable, type Logger } from '@inventory/core';
+import type { Identity } from '@inventory/auth';
+import type { ServiceClient } from '@inventory/refs';
+
+/** What the Authorization header holds, read the way DRF's TokenAuthentication reads it. */
+export type Credentials = { kind: 'none' } | { kind: 'token'; key: string };
+
+/**
+ * `Token <key>` (keyword case-insensitive). Any other scheme (Bearer, Basic)
+ * is not ours: the request is anonymous, as in NetBox 3.7.
+ */
+export function parseAuthorization(header: string | undefined): Credentials {
+  const parts = (header ?? '').trim().split(/\s+/).filter(Boolean);
+  if (parts.length === 0 || parts[0].toLowerCase() !== 'token') return { kind: 'none' };
+  if (parts.length === 1) throw new PermissionDenied('Invalid token header. No credentials provided.');
+  if (parts.length > 2) throw new PermissionDenied('Invalid token header. Token string should not contain spaces.');
+  return { kind: 'token', key: parts[1] };
+}
+
+/** A token the users service accepted. */
+export interface VerifiedToken {
+  identity: Identity;
+  tokenId: number;
+  /** Epoch ms, or null for a token that never expires. */
+  expires: number | null;
+}
+
+/** Answer of `POST {users}/internal/auth/token`. */
+interface TokenAnswer {
+  identity: Identity;
+  token: { id: number; expires: string | null };
+}
+
+/** Bounds memory if many distinct tokens are seen within one TTL. */
+const MAX_ENTRIES = 10_000;
+
+/**
+ * Verifies token keys through the users service and keeps successful answers
+ * for a few seconds, so a burst of requests costs one round trip. Entries are
+ * keyed by a SHA-256 of the key (plus the client address, which the users
+ * service may check against the token's allowed IPs): the key itself is never
+ * stored or logged. Failures are not cached: a fixed token works at once.
+ */
+export class TokenVerifier {
+  private readonly entries = new Map<string, { value: VerifiedToken; until: number }>();
+  private readonly pending = new Map<string, Promise<VerifiedToken>>();
+
+  constructor(
+    private readonly users: ServiceClient,
+    private readonly ttlMs: number,
+    private readonly log: Logger,
+  ) {}
+
+  async verify(key: string, clientIp: string): Promise<VerifiedToken> {
+    const id = createHash('sha256').update(key).update('\0').update(clientIp).digest('hex');
+    const now = Date.now();
+    const hit = this.entries.get(id);
+    if (hit && hit.until > now) return checkExpiry(hit.value, () => this.entries.delete(id));
+    if (hit) this.entries.delete(id);
+    // concurrent requests with the same token share one call to users
+    let call = this.pending.get(id);
+    if (!call) {
+      call = this.ask(key, clientIp).finally(() => this.pending.delete(id));
+      this.pending.set(id, call);
+    }
+    const value = await call;
+    if (this.ttlMs > 0 && !this.entries.has(id)) {
+      if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value as string);
+      this.entries.set(id, { value, until: Date.now() + this.ttlMs });
+    }
+    return checkExpiry(value, () => this.entries.delete(id));
+  }
+
+  /**
+   * Drops cached verifications: all of them, or those of the named tokens or
+   * users (the users service calls this when tokens, users or permissions change).
+   */
+  invalidate(filter: { token_ids?: number[]; user_ids?: number[] } = {}): number {
+    const tokens = new Set((filter.token_ids ?? []).map(Number));
+    const users = new Set((filter.user_ids ?? []).map(Number));
+    if (tokens.size === 0 && users.size === 0) {
+      const n = this.entries.size;
+      this.entries.clear();
+      return n;
+    }
+    let n = 0;
+    for (const [id, { value }] of this.entries) {
+      if (tokens.has(value.tokenId) || (value.identity.user && users.has(value.identity.user.id))) {
+        this.entries.delete(id);
+        n++;
+      }
+    }
+    return n;
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
+
+  private async ask(key: string, clientIp: string): Promise<VerifiedToken> {
+    let answer: TokenAnswer;
+    try {
+      answer = await this.users.call<TokenAnswer>('users', 'POST', '/internal/auth/token', { key, client_ip: clientIp });
+    } catch (err) {
+      // the users service's own refusal texts (Invalid token, Token expired, User inactive) go to the client as they are
+      if (err instanceof HttpError && (err.status === 401 || err.status === 403)) {
+        const detail = (err.body as { detail?: unknown } | undefined)?.detail;
+        throw new PermissionDenied(typeof detail === 'string' ? detail : 'Invalid token');
+      }
+      this.log.error({ err: err instanceof HttpError ? { status: err.status, detail: err.message } : err }, 'token verification failed');
+      throw new ServiceUnavailable('Service users is unavailable.');
+    }
+    if (!answer?.identity || !answer.token) {
+      this.log.error('token verification: malformed answer from users');
+      throw new ServiceUnavailable('Service users is unavailable.');
+    }
+    const expires = answer.token.expires ? Date.parse(answer.token.expires) : null;
+    return { identity: answer.identity, tokenId: answer.token.id, expires: expires === null || Number.isNaN(expires) ? null : expires };
+  }
+}
+
+/** Expiry is re-checked on every use, so a cached token still stops working at its `expires`. */
+function checkExpiry(value: VerifiedToken, drop: () => void): VerifiedToken {
+  if (value.expires !== null && Date.now() >= value.expires) {
+    drop();
+    throw new PermissionDenied('Token expired');
+  }
+  return value;
+}
