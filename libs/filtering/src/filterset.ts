@@ -130,6 +130,11 @@ function splitNull(values: string[]): { values: string[]; hasNull: boolean } {
   return { values: rest, hasNull: rest.length !== values.length };
 }
 
+/** NetBox's MultiValue*Filter fields drop blank values (`?id=` or `?name=` filters nothing). */
+function nonBlank(values: string[]): string[] {
+  return values.filter((v) => v !== '');
+}
+
 function invalidChoice(value: string): FilterValueError {
   return new FilterValueError(`Select a valid choice. ${value} is not one of the available choices.`);
 }
@@ -141,13 +146,15 @@ async function condition(def: FilterDef, lookup: string | null, raw: string[]): 
         const b = parseBoolean(raw[raw.length - 1]);
         return b === undefined ? undefined : emptyLookup(def.expr, b, true);
       }
-      const { values, hasNull } = splitNull(raw);
+      const given = nonBlank(raw);
+      if (!given.length) return undefined;
+      const { values, hasNull } = splitNull(given);
       if (lookup === null) {
         if (def.iexact) return or([...(values.length ? [stringLookup(def.expr, 'ie', values)] : []), ...(hasNull ? [sql`${def.expr} IS NULL`] : [])]);
         return inList(def.expr, values, hasNull, '::text[]');
       }
       if (lookup === 'n') return notInList(def.expr, values, hasNull, '::text[]');
-      return stringLookup(def.expr, lookup, raw);
+      return stringLookup(def.expr, lookup, given);
     }
     case 'integer':
     case 'decimal':
@@ -159,7 +166,9 @@ async function condition(def: FilterDef, lookup: string | null, raw: string[]): 
       }
       const parse: (v: string) => number | string = { integer: parseInteger, decimal: parseNumber, date: parseDate, datetime: parseDateTime }[def.kind];
       const cast = { integer: '::bigint', decimal: '::numeric', date: '::date', datetime: '::timestamptz' }[def.kind];
-      const { values: rest, hasNull } = splitNull(raw);
+      const given = nonBlank(raw);
+      if (!given.length) return undefined;
+      const { values: rest, hasNull } = splitNull(given);
       const values = rest.map((v) => parse(v));
       if (lookup === null) return inList(def.expr, values, hasNull, `${cast}[]`);
       if (lookup === 'n') return notInList(def.expr, values, hasNull, `${cast}[]`);
@@ -170,6 +179,8 @@ async function condition(def: FilterDef, lookup: string | null, raw: string[]): 
       return b === undefined ? undefined : sql`${def.expr} = ${b}`;
     }
     case 'choice': {
+      // A single-value ChoiceFilter skips an empty value (multi-value ones reject it as a choice).
+      if (def.single && raw[raw.length - 1] === '') return undefined;
       const { values: rest, hasNull } = splitNull(def.single ? raw.slice(-1) : raw);
       const values = rest.map((v) => {
         const c = def.coerce ? def.coerce(v) : v;

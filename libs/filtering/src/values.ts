@@ -17,14 +17,22 @@ export function parseNumber(value: string): number {
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 
+/** Date.parse rolls impossible days over (2024-02-30 → March 1) but PostgreSQL's cast fails on them. */
+function isCalendarDate(isoPrefix: string): boolean {
+  const [y, m, d] = isoPrefix.slice(0, 10).split('-').map(Number);
+  const date = new Date(0);
+  date.setUTCFullYear(y, m - 1, d);
+  return y >= 1 && date.getUTCFullYear() === y && date.getUTCMonth() === m - 1 && date.getUTCDate() === d;
+}
+
 export function parseDate(value: string): string {
-  if (!ISO_DATE.test(value) || Number.isNaN(Date.parse(value))) throw new FilterValueError('Enter a valid date.');
+  if (!ISO_DATE.test(value) || Number.isNaN(Date.parse(value)) || !isCalendarDate(value)) throw new FilterValueError('Enter a valid date.');
   return value;
 }
 
 export function parseDateTime(value: string): string {
   const v = value.trim().replace(' ', 'T');
-  if (!/^\d{4}-\d{2}-\d{2}([T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?(Z|[+-]\d{2}:?\d{2})?$/.test(v) || Number.isNaN(Date.parse(v))) {
+  if (!/^\d{4}-\d{2}-\d{2}([T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?(Z|[+-]\d{2}:?\d{2})?$/.test(v) || Number.isNaN(Date.parse(v)) || !isCalendarDate(v)) {
     throw new FilterValueError('Enter a valid date/time.');
   }
   return v;

@@ -126,7 +126,14 @@ export function mountModel(app: Express, ctx: ServiceContext, model: ModelDef): 
       }
       if (failed) throw new ValidationError(bulk ? errors : errors[0]);
       const created: number[] = [];
-      for (const p of prepared) created.push(await insert(ctx, model, p, tx));
+      for (const [i, p] of prepared.entries()) {
+        try {
+          created.push(await insert(ctx, model, p, tx));
+        } catch (err) {
+          if (!bulk || !(err instanceof ValidationError) || Array.isArray(err.errors)) throw err;
+          throw new ValidationError(items.map((_, j) => (j === i ? (err.errors as Record<string, unknown>) : {})));
+        }
+      }
       await checkScope(ctx, model, created, scope, tx);
       return created;
     });

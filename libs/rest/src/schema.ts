@@ -107,6 +107,16 @@ export async function createModelTables(qi: QueryInterface, schema: string, mode
       }
     }
     if (model.tree) await qi.sequelize.query(`CREATE INDEX ON "${schema}"."${model.table}" USING GIN (_path)`);
+    // the database enforces the unique rules too, so two writes in one batch (or two racing requests) cannot both win
+    for (const [i, u] of model.unique.entries()) {
+      const cols = u.fields.map((f) => {
+        const field = model.fields[f];
+        const c = field?.type === 'fk' ? `${f}_id` : f;
+        return u.caseInsensitive ? `lower("${c}")` : `"${c}"`;
+      });
+      const where = u.whenNull?.length ? ` WHERE ${u.whenNull.map((f) => `"${model.fields[f]?.type === 'fk' ? `${f}_id` : f}" IS NULL`).join(' AND ')}` : '';
+      await qi.sequelize.query(`CREATE UNIQUE INDEX "${uniqueIndexName(model.table, i)}" ON "${schema}"."${model.table}" (${cols.join(', ')})${where}`);
+    }
   }
   for (const model of models) {
     for (const [name, field] of Object.entries(model.fields)) {
@@ -168,6 +178,10 @@ export async function migrate(url: string, schema: string, models: ModelDef[], m
   } finally {
     await sequelize.close();
   }
+}
+
+export function uniqueIndexName(table: string, i: number): string {
+  return `${table}_unique_${i}`;
 }
 
 export function hashKey(text: string): number {

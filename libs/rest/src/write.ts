@@ -6,8 +6,9 @@ import { pyType } from './format';
 import type { ModelDef } from './model';
 import type { Queryable, Tx } from './db';
 import { resolveRefs } from './relations';
+import { represent } from './serialize';
 import type { ServiceContext } from './registry';
-import { TAGGED_ITEM_TABLE, hashKey } from './schema';
+import { TAGGED_ITEM_TABLE, hashKey, uniqueIndexName } from './schema';
 import type { Row, WriteContext } from './types';
 import { validateScalars, type WriteMode } from './validation';
 
@@ -150,7 +151,7 @@ async function checkUnique(ctx: ServiceContext, model: ModelDef, row: Row, selfI
   for (const u of model.unique) {
     const cols = u.fields.map((f) => columnOf(f, model.fields[f]) ?? f);
     if (cols.some((c) => row[c] === undefined)) continue;
-    if (u.whenNull && u.whenNull.some((f) => row[columnOf(f, model.fields[f]) ?? f] !== null)) continue;
+    if (u.whenNull && u.whenNull.some((f) => (row[columnOf(f, model.fields[f]) ?? f] ?? null) !== null)) continue;
     if (!u.whenNull && cols.some((c) => row[c] === null)) continue; // NULLs are distinct
     const conds: Sql[] = cols.map((c) =>
       row[c] === null ? sql`${ident(c)} IS NULL` : u.caseInsensitive ? sql`lower(${ident(c)}::text) = lower(${String(row[c])})` : sql`${ident(c)} = ${row[c]}`,
@@ -170,6 +171,18 @@ function jsonColumns(model: ModelDef, columns: Row): Row {
   return out;
 }
 
+/** A unique violation the pre-check could not see (same batch, or a race) becomes the rule's 400. */
+export function uniqueViolation(model: ModelDef, err: unknown): never {
+  const e = err as { code?: string; constraint?: string; detail?: string };
+  if (e.code === '23505') {
+    const i = model.unique.findIndex((_, n) => uniqueIndexName(model.table, n) === e.constraint);
+    if (i >= 0) throw new ValidationError({ [model.unique[i].errorField ?? '__all__']: [model.unique[i].message] });
+    const field = Object.keys(model.fields).find((f) => e.constraint?.includes(f));
+    throw new ValidationError({ [field ?? '__all__']: [`${model.verboseName} with this ${field ?? 'value'} already exists.`] });
+  }
+  throw err;
+}
+
 export async function insert(ctx: ServiceContext, model: ModelDef, p: Prepared, tx: Tx): Promise<number> {
   const cols = jsonColumns(model, p.columns);
   const names = Object.keys(cols);
@@ -177,7 +190,7 @@ export async function insert(ctx: ServiceContext, model: ModelDef, p: Prepared, 
   const stmt = names.length
     ? sql`INSERT INTO ${table} (${join(names.map((n) => ident(n)), ', ')}) VALUES (${join(names.map((n) => sql`${cols[n]}`), ', ')}) RETURNING id`
     : sql`INSERT INTO ${table} DEFAULT VALUES RETURNING id`;
-  const [row] = await tx.query(stmt);
+  const [row] = await tx.query(stmt).catch((err) => uniqueViolation(model, err));
   const id = Number(row.id);
   if (model.tree) await updateTree(ctx, model, id, tx);
   await writeLinks(ctx, model, id, p, tx);
@@ -188,7 +201,9 @@ export async function update(ctx: ServiceContext, model: ModelDef, id: number, p
   const cols = jsonColumns(model, p.columns);
   const sets = Object.keys(cols).map((n) => sql`${ident(n)} = ${cols[n]}`);
   if (model.timestamps) sets.push(raw('last_updated = now()'));
-  if (sets.length) await tx.query(sql`UPDATE ${raw(ctx.db.table(model.table))} SET ${join(sets, ', ')} WHERE id = ${id}`);
+  if (sets.length) {
+    await tx.query(sql`UPDATE ${raw(ctx.db.table(model.table))} SET ${join(sets, ', ')} WHERE id = ${id}`).catch((err) => uniqueViolation(model, err));
+  }
   if (model.tree && ('parent_id' in cols || 'name' in cols)) await updateTree(ctx, model, id, tx, existing);
   await writeLinks(ctx, model, id, p, tx);
 }
@@ -248,7 +263,8 @@ export async function checkProtected(ctx: ServiceContext, model: ModelDef, ids: 
     for (const [name, field] of Object.entries(other.fields)) {
       if (field.type !== 'fk' || field.to !== model.label || field.onDelete !== 'PROTECT') continue;
       const rows = await q.query(sql`SELECT * FROM ${raw(ctx.db.table(other.table))} WHERE ${ident(`${name}_id`)} = ANY(${ids}::bigint[]) ORDER BY id`);
-      for (const r of rows) found.push(`${other.display(r)} (${String(r.id)})`);
+      // full representations, so the display names its related objects as NetBox's str() does
+      for (const r of await represent(ctx, other, rows, 'full', '', q)) found.push(`${String(r.display)} (${String(r.id)})`);
     }
   }
   if (found.length) throw new Conflict(`Unable to delete object. ${found.length} dependent objects were found: ${found.join(', ')}`);
