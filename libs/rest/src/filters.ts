@@ -2,7 +2,6 @@ import { type FilterDef, type Sql, sql, raw, ident, and, or, notInList } from '@
 import { ValidationError } from '@inventory/core';
 import { customFieldFilters, type CustomFieldDef } from './customfields';
 import type { ModelDef } from './model';
-import { resolveRefs } from './relations';
 import type { ServiceContext } from './registry';
 import { TAGGED_ITEM_TABLE } from './schema';
 

@@ -1,0 +1,83 @@
+#!/usr/bin/env node
+/**
+ * Quick start: every service in one Node process, each on its own loopback
+ * port and talking HTTP to the others exactly as in production, behind the
+ * gateway on PORT (default 8000). PostgreSQL comes from DATABASE_URL or the
+ * embedded server under .data/. Run through `npm start` (which builds first).
+ */
+'use strict';
+const path = require('node:path');
+const fs = require('node:fs');
+const { randomBytes } = require('node:crypto');
+const { startPostgres, freePort } = require('@inventory/infra');
+const { baseConfig, readConfig, createLogger } = require('@inventory/core');
+
+const SERVICES = {
+  users: () => require('@inventory/users').createService,
+  tenancy: () => require('@inventory/tenancy').createService,
+  extras: () => require('@inventory/extras').createService,
+};
+
+const root = path.resolve(__dirname, '..');
+const log = createLogger('start', process.env.LOG_LEVEL || 'info');
+
+/** A secret that survives restarts, so identities and sessions stay valid. */
+function persistentSecret(file) {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  if (!fs.existsSync(file)) fs.writeFileSync(file, randomBytes(32).toString('hex'), { mode: 0o600 });
+  return fs.readFileSync(file, 'utf8').trim();
+}
+
+async function main() {
+  const dataDir = process.env.DATA_DIR || path.join(root, '.data');
+  const pg = await startPostgres({ persistent: true, dataDir: path.join(dataDir, 'postgres'), log: (m) => log.debug(m) });
+  log.info({ kind: pg.kind }, 'PostgreSQL ready');
+  const secret = process.env.INTERNAL_TOKEN_SECRET || persistentSecret(path.join(dataDir, 'internal-secret'));
+  const names = Object.keys(SERVICES);
+  const ports = {};
+  for (const n of names) ports[n] = await freePort();
+  const serviceUrls = names.map((n) => `${n}=http://127.0.0.1:${ports[n]}`);
+  const gatewayPort = Number(process.env.PORT || 8000);
+  serviceUrls.push(`gateway=http://127.0.0.1:${gatewayPort}`);
+  const env = { ...process.env, DATABASE_URL: pg.url, INTERNAL_TOKEN_SECRET: secret, SERVICE_URLS: serviceUrls.join(',') };
+
+  const running = [];
+  const stop = async () => {
+    for (const s of running.reverse()) await s.stop().catch(() => undefined);
+    await pg.stop();
+  };
+  let stopping = false;
+  for (const signal of ['SIGINT', 'SIGTERM']) {
+    process.on(signal, () => {
+      if (stopping) return;
+      stopping = true;
+      log.info({ signal }, 'stopping');
+      stop().then(() => process.exit(0), () => process.exit(1));
+    });
+  }
+
+  try {
+    for (const n of names) {
+      const service = SERVICES[n]()(readConfig(baseConfig, { ...env, PORT: String(ports[n]), HOST: '127.0.0.1' }));
+      await service.start(ports[n]);
+      running.push(service);
+    }
+    const users = require('@inventory/users');
+    const admin = await users.bootstrapAdmin(running[names.indexOf('users')], process.env);
+    const gw = require('@inventory/gateway');
+    const gateway = gw.createGateway(readConfig(gw.gatewayConfig, { ...env, PORT: String(gatewayPort), HOST: process.env.HOST || '0.0.0.0' }));
+    await gateway.start(gatewayPort);
+    running.push(gateway);
+    const url = process.env.PUBLIC_URL || `http://localhost:${gatewayPort}`;
+    const lines = [`NetBox-compatible API ready at ${url}/api/  (docs: ${url}/api/docs/)`];
+    if (admin.created && admin.password) lines.push(`Created superuser "${admin.username}" with password: ${admin.password}`);
+    if (admin.created && admin.token) lines.push(`API token for "${admin.username}": ${admin.token}`);
+    process.stdout.write(`\n${lines.join('\n')}\n\n`);
+  } catch (err) {
+    process.stderr.write(`start failed: ${err && err.stack ? err.stack : err}\n`);
+    await stop();
+    process.exit(1);
+  }
+}
+
+main();
