@@ -1,3 +1,4 @@
+import { AsyncResource } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -10,7 +11,9 @@ export type ReadinessCheck = () => Promise<void>;
 
 /** Reads the body of requests that carry one and parses JSON; anything else is 415. */
 export function jsonBody(limit = 10 * 1024 * 1024) {
-  return (req: Request, _res: Response, next: NextFunction): void => {
+  return (req: Request, _res: Response, proceed: NextFunction): void => {
+    // stream events run outside the request's async context: re-enter it before going on
+    const next = AsyncResource.bind(proceed) as NextFunction;
     const length = req.headers['content-length'];
     const chunked = req.headers['transfer-encoding'] !== undefined;
     if (!chunked && (length === undefined || length === '0')) {
