@@ -47,12 +47,12 @@ describe('HTTP bootstrap', () => {
     const url = server.url;
     try {
       const echo = await fetch(`${url}/echo/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":1}' });
-      const body = await echo.json();
+      const body = (await echo.json()) as any;
       expect(body.body).toEqual({ a: 1 });
       expect(body.requestId).toBe(echo.headers.get('x-request-id'));
       const parse = await fetch(`${url}/echo/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":' });
       expect(parse.status).toBe(400);
-      expect((await parse.json()).detail).toMatch(/^JSON parse error - /);
+      expect(((await parse.json()) as any).detail).toMatch(/^JSON parse error - /);
       const media = await fetch(`${url}/echo/`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'a' });
       expect(media.status).toBe(415);
       expect(await media.json()).toEqual({ detail: 'Unsupported media type "text/plain" in request.' });

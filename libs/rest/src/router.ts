@@ -49,7 +49,7 @@ async function checkScope(ctx: ServiceContext, model: ModelDef, ids: number[], s
 }
 
 function writeContext(ctx: ServiceContext, tx: Tx, identity: Identity): WriteContext {
-  return { tx, identity, requestId: currentContext()?.requestId ?? '', service: ctx };
+  return { tx, identity, requestId: currentContext()?.requestId ?? '', service: ctx, memo: new Map() };
 }
 
 /** Reads objects back for the response, in the given order. */

@@ -10,4 +10,6 @@ export interface WriteContext {
   identity: Identity;
   requestId: string;
   service: ServiceContext;
+  /** Lookups already done in this request (bulk writes name the same related objects again and again). */
+  memo?: Map<string, Promise<unknown>>;
 }

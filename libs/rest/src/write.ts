@@ -21,6 +21,17 @@ export interface Prepared {
 
 type Errors = Record<string, unknown>;
 
+/** Runs a lookup once per request for the same key. */
+function memo<T>(wctx: WriteContext, key: string, fn: () => Promise<T>): Promise<T> {
+  wctx.memo ??= new Map();
+  let hit = wctx.memo.get(key) as Promise<T> | undefined;
+  if (!hit) {
+    hit = fn();
+    wctx.memo.set(key, hit);
+  }
+  return hit;
+}
+
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
@@ -65,7 +76,7 @@ export async function prepare(ctx: ServiceContext, model: ModelDef, body: unknow
         continue;
       }
       relationTasks.push(
-        resolveRefs(ctx, field.to, [value], wctx.tx).then(([r]) => {
+        memo(wctx, `ref:${field.to}:${JSON.stringify(value)}`, () => resolveRefs(ctx, field.to, [value], wctx.tx)).then(([r]) => {
           if ('error' in r) errs[name] = [r.error];
           else columns[column!] = r.id;
         }),
@@ -105,7 +116,7 @@ export async function prepare(ctx: ServiceContext, model: ModelDef, body: unknow
     if (!Array.isArray(value)) errs.tags = [`Expected a list of items but got type "${pyType(value)}".`];
     else {
       relationTasks.push(
-        ctx.extras.resolveTags(value, model.label).then((results) => {
+        memo(wctx, `tags:${JSON.stringify(value)}`, () => ctx.extras.resolveTags(value, model.label)).then((results) => {
           if (results.some((r) => 'error' in r)) errs.tags = results.map((r) => ('error' in r ? [r.error] : {}));
           else tags = [...new Set(results.map((r) => (r as { id: number }).id))];
         }),

@@ -1,0 +1,111 @@
+#!/usr/bin/env node
+'use strict';
+/**
+ * Benchmarks GET /api/tenancy/tenants/?limit=50 (run with `npm run bench`):
+ *  1. the tenancy service (called directly with a minted identity) against a
+ *     bare node http + pg server answering the same JSON (the stack's limit);
+ *     goal: at least half of the limit;
+ *  2. the same request through the gateway with a token against straight to
+ *     the service; goal: at least 0.8 of direct.
+ * Every server runs in its own process; results go to bench/results/.
+ */
+const { fork } = require('node:child_process');
+const fs = require('node:fs');
+const path = require('node:path');
+const os = require('node:os');
+const { randomBytes } = require('node:crypto');
+const { startPostgres, freePort } = require('@inventory/infra');
+const { signIdentity } = require('@inventory/auth');
+const { load } = require('./load');
+
+const SECONDS = Number(process.env.BENCH_SECONDS || 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 32);
+const PATH = '/api/tenancy/tenants/?limit=50';
+
+function child(script, env) {
+  return new Promise((resolve, reject) => {
+    const c = fork(path.join(__dirname, script), { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+    c.once('message', (m) => (m === 'ready' ? resolve(c) : reject(new Error(String(m)))));
+    c.once('exit', (code) => reject(new Error(`${script} exited ${code}`)));
+  });
+}
+
+async function json(url, headers, method = 'GET', body) {
+  const res = await fetch(url, { method, headers: { 'content-type': 'application/json', ...headers }, body: body && JSON.stringify(body) });
+  const text = await res.text();
+  if (res.status >= 300) throw new Error(`${method} ${url}: ${res.status} ${text}`);
+  return text ? JSON.parse(text) : null;
+}
+
+async function main() {
+  const pg = await startPostgres({ log: () => undefined });
+  const secret = randomBytes(24).toString('hex');
+  const names = ['users', 'extras', 'tenancy'];
+  const ports = {};
+  for (const n of [...names, 'gateway']) ports[n] = await freePort();
+  const serviceUrls = Object.entries(ports).map(([n, p]) => `${n}=http://127.0.0.1:${p}`).join(',');
+  const env = { DATABASE_URL: pg.url, INTERNAL_TOKEN_SECRET: secret, SERVICE_URLS: serviceUrls, DATABASE_POOL_MAX: '10', TOKEN_CACHE_SECONDS: '60' };
+  const children = [];
+  try {
+    children.push(await child('servers.js', { ...env, BENCH_PORTS: JSON.stringify({ users: ports.users, extras: ports.extras, tenancy: ports.tenancy }) }));
+    children.push(await child('servers.js', { ...env, BENCH_PORTS: JSON.stringify({ gateway: ports.gateway }) }));
+    const basePort = await freePort();
+    children.push(await child('baseline.js', { DATABASE_URL: pg.url, PORT: String(basePort) }));
+
+    const identity = { user: { id: 1, username: 'bench', is_superuser: true, is_staff: true, is_active: true }, token: { id: 1, write_enabled: true }, permissions: [] };
+    const idHeader = () => ({ 'x-identity': signIdentity(secret, identity, 3600) });
+    const tenancy = `http://127.0.0.1:${ports.tenancy}`;
+    const extras = `http://127.0.0.1:${ports.extras}`;
+    // seed: 500 tenants in 5 groups, each with one tag
+    const tag = await json(`${extras}/api/extras/tags/`, idHeader(), 'POST', { name: 'Bench', slug: 'bench' });
+    const groups = await json(`${tenancy}/api/tenancy/tenant-groups/`, idHeader(), 'POST', [1, 2, 3, 4, 5].map((i) => ({ name: `Group ${i}`, slug: `group-${i}` })));
+    const tenants = Array.from({ length: 500 }, (_, i) => ({ name: `Tenant ${String(i).padStart(3, '0')}`, slug: `tenant-${i}`, group: groups[i % 5].id, tags: [tag.id], description: 'benchmark tenant' }));
+    await json(`${tenancy}/api/tenancy/tenants/`, idHeader(), 'POST', tenants);
+    // a real user and token for the gateway scenario
+    const user = await json(`http://127.0.0.1:${ports.users}/api/users/users/`, idHeader(), 'POST', { username: 'bench', password: 'bench-password-1', is_staff: true });
+    await json(`http://127.0.0.1:${ports.users}/api/users/permissions/`, idHeader(), 'POST', { name: 'all tenancy', object_types: ['tenancy.tenant', 'tenancy.tenantgroup'], actions: ['view'], users: [user.id] });
+    const token = await json(`http://127.0.0.1:${ports.users}/api/users/tokens/`, idHeader(), 'POST', { user: user.id });
+
+    const host = { host: 'bench.local' };
+    const serviceBody = await json(`${tenancy}${PATH}`, { ...host, ...idHeader() });
+    const baselineBody = await json(`http://127.0.0.1:${basePort}${PATH}`, host);
+    if (JSON.stringify(serviceBody) !== JSON.stringify(baselineBody)) throw new Error('the baseline does not answer the same JSON as the service');
+    const gatewayBody = await json(`http://127.0.0.1:${ports.gateway}${PATH}`, { ...host, authorization: `Token ${token.key}` });
+    if (gatewayBody.count !== serviceBody.count) throw new Error('the gateway does not answer the same list');
+
+    const opts = { seconds: SECONDS, connections: CONNECTIONS };
+    const results = {};
+    results.baseline = await load({ url: `http://127.0.0.1:${basePort}${PATH}`, headers: host, ...opts });
+    results.service = await load({ url: `${tenancy}${PATH}`, headers: { ...host, ...idHeader() }, ...opts });
+    results.gateway = await load({ url: `http://127.0.0.1:${ports.gateway}${PATH}`, headers: { ...host, authorization: `Token ${token.key}` }, ...opts });
+    results.direct = await load({ url: `${tenancy}${PATH}`, headers: { ...host, ...idHeader() }, ...opts });
+    const report = {
+      date: new Date().toISOString(),
+      request: `GET ${PATH} (500 tenants, 5 groups, one tag each; 50 per page)`,
+      machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version },
+      load: { connections: CONNECTIONS, seconds: SECONDS, warmup_seconds: 2 },
+      results,
+      service_vs_baseline: Number((results.service.rps / results.baseline.rps).toFixed(3)),
+      gateway_vs_direct: Number((results.gateway.rps / results.direct.rps).toFixed(3)),
+      goals: { service_vs_baseline: 0.5, gateway_vs_direct: 0.8 },
+    };
+    fs.mkdirSync(path.join(__dirname, 'results'), { recursive: true });
+    fs.writeFileSync(path.join(__dirname, 'results', 'tenants-list.json'), `${JSON.stringify(report, null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  } finally {
+    for (const c of children.reverse()) {
+      c.removeAllListeners('exit');
+      c.send('stop');
+      await new Promise((r) => {
+        c.once('exit', r);
+        setTimeout(() => (c.kill('SIGKILL'), r()), 5000).unref();
+      });
+    }
+    await pg.stop();
+  }
+}
+
+main().catch((err) => {
+  process.stderr.write(`${err.stack}\n`);
+  process.exit(1);
+});
