@@ -125,6 +125,21 @@ export async function represent(ctx: ServiceContext, model: ModelDef, rows: Row[
     } else tagsByObject = new Map();
   }
 
+  // object and multi-object custom fields read as nested objects, one batch per object type
+  const cfObjects = new Map<string, Map<number, Row>>();
+  const objectDefs = cfDefs.filter((d) => (d.type === 'object' || d.type === 'multiobject') && d.object_type);
+  if (objectDefs.length) {
+    const wanted = new Map<string, number[]>();
+    for (const d of objectDefs) {
+      for (const r of rows) {
+        const v = ((r.custom_field_data ?? {}) as Row)[d.name];
+        const list = Array.isArray(v) ? v : v === null || v === undefined ? [] : [v];
+        wanted.set(d.object_type!, [...(wanted.get(d.object_type!) ?? []), ...list.map(Number)]);
+      }
+    }
+    await Promise.all([...wanted].map(async ([t, list]) => cfObjects.set(t, await nestedFor(ctx, t, list, base, q).catch(() => new Map()))));
+  }
+
   const out = rows.map((row) => {
     const rep: Row = { id: Number(row.id), url: objectUrl(ctx, model, base, row.id), display: '' };
     for (const name of names) {
@@ -153,7 +168,16 @@ export async function represent(ctx: ServiceContext, model: ModelDef, rows: Row[
     }
     if (mode === 'full') {
       if (model.tags) rep.tags = tagsByObject.get(Number(row.id)) ?? [];
-      if (model.customFields) rep.custom_fields = renderCustomFields(cfDefs, row.custom_field_data);
+      if (model.customFields) {
+        const cf = renderCustomFields(cfDefs, row.custom_field_data);
+        for (const d of objectDefs) {
+          const found = cfObjects.get(d.object_type!);
+          const v = cf[d.name];
+          if (Array.isArray(v)) cf[d.name] = v.map((id) => found?.get(Number(id)) ?? null).filter(Boolean);
+          else if (v !== null && v !== undefined) cf[d.name] = found?.get(Number(v)) ?? null;
+        }
+        rep.custom_fields = cf;
+      }
       if (model.timestamps) {
         rep.created = isoDateTime(row.created);
         rep.last_updated = isoDateTime(row.last_updated);

@@ -1,6 +1,6 @@
 import { Conflict, ValidationError } from '@inventory/core';
 import { type Sql, sql, raw, ident, and, join } from '@inventory/filtering';
-import { applyCustomFields } from './customfields';
+import { applyCustomFields, type CustomFieldDef } from './customfields';
 import { columnOf, type FieldDef } from './fields';
 import { pyType } from './format';
 import type { ModelDef } from './model';
@@ -128,7 +128,7 @@ export async function prepare(ctx: ServiceContext, model: ModelDef, body: unknow
   if (model.customFields && !errs.custom_fields) {
     try {
       const defs = await ctx.extras.customFields(model.label);
-      const input = body.custom_fields;
+      const input = await resolveObjectCustomFields(ctx, defs, body.custom_fields, wctx);
       const stored = existing ? ((existing.custom_field_data as Row) ?? {}) : null;
       if (input !== undefined || !existing) columns.custom_field_data = JSON.stringify(applyCustomFields(defs, input, stored));
     } catch (err) {
@@ -144,6 +144,24 @@ export async function prepare(ctx: ServiceContext, model: ModelDef, body: unknow
   if (model.hooks.validate) await model.hooks.validate(merged, existing, wctx);
   if (model.hooks.beforeSave) await model.hooks.beforeSave(columns, existing, wctx);
   return { columns, m2m, tags };
+}
+
+/** Object custom field values may be written as ids or attribute sets; store ids (A.12, A.13). */
+async function resolveObjectCustomFields(ctx: ServiceContext, defs: CustomFieldDef[], input: unknown, wctx: WriteContext): Promise<unknown> {
+  if (!isPlainObject(input)) return input;
+  const out = { ...input };
+  for (const d of defs) {
+    if ((d.type !== 'object' && d.type !== 'multiobject') || !d.object_type || !(d.name in out)) continue;
+    const value = out[d.name];
+    if (value === null || (Array.isArray(value) && value.length === 0)) continue;
+    const refs = d.type === 'multiobject' ? value : [value];
+    if (!Array.isArray(refs) || refs.some((r) => typeof r !== 'number' && !isPlainObject(r))) continue; // the type check reports it
+    const results = await resolveRefs(ctx, d.object_type, refs, wctx.tx);
+    if (results.some((r) => 'error' in r)) throw new ValidationError({ custom_fields: [`Unknown related object(s): ${JSON.stringify(value)}`] });
+    const ids = results.map((r) => (r as { id: number }).id);
+    out[d.name] = d.type === 'multiobject' ? ids : ids[0];
+  }
+  return out;
 }
 
 /** Unique fields and unique-together rules, checked before writing so the error names the field. */

@@ -170,3 +170,23 @@ describe('tags and custom fields on another service', () => {
     expect(r.body.type).toEqual(['Changing the type of custom fields is not supported.']);
   });
 });
+
+describe('object custom fields', () => {
+  test('when a custom field points at tenants, then values are written as ids or attributes and read as nested objects', async () => {
+    const ex = stack.client('extras');
+    const ten = stack.client('tenancy');
+    expect((await ex.post('/api/extras/custom-fields/', { name: 'parent_tenant', content_types: ['tenancy.contact'], type: 'object', object_type: 'tenancy.tenant' })).status).toBe(201);
+    expect((await ex.post('/api/extras/custom-fields/', { name: 'peers', content_types: ['tenancy.contact'], type: 'multiobject', object_type: 'tenancy.tenant' })).status).toBe(201);
+    const a = (await ten.post('/api/tenancy/tenants/', { name: 'Obj A', slug: 'obj-a' })).body;
+    const b = (await ten.post('/api/tenancy/tenants/', { name: 'Obj B', slug: 'obj-b' })).body;
+    const c = await ten.post('/api/tenancy/contacts/', { name: 'With objects', custom_fields: { parent_tenant: a.id, peers: [{ slug: 'obj-b' }, a.id] } });
+    expect(c.status).toBe(201);
+    expect(c.body.custom_fields.parent_tenant).toMatchObject({ id: a.id, name: 'Obj A', slug: 'obj-a' });
+    expect(c.body.custom_fields.peers.map((p: { id: number }) => p.id)).toEqual([b.id, a.id]);
+    const filtered = await ten.get(`/api/tenancy/contacts/?cf_parent_tenant=${a.id}`);
+    expect(filtered.body.count).toBe(1);
+    const missing = await ten.post('/api/tenancy/contacts/', { name: 'Broken', custom_fields: { parent_tenant: 999999 } });
+    expect(missing.status).toBe(400);
+    expect(missing.body.custom_fields[0]).toMatch(/^Unknown related object/);
+  });
+});

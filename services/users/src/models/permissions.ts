@@ -24,7 +24,7 @@ export const objectPermission: ModelDef = defineModel({
   label: 'users.objectpermission',
   endpoint: 'permissions',
   table: 'object_permission',
-  verboseName: 'permission',
+  verboseName: 'object permission',
   fields: {
     name: f.name(100),
     description: f.description(),

@@ -1,0 +1,4 @@
+export { createService } from './service';
+export { bootstrapAdmin, type BootstrapResult } from './bootstrap';
+export { hashPassword, verifyPassword } from './passwords';
+export * as usersModels from './models';

@@ -1,0 +1,117 @@
+import type { Express, Request } from 'express';
+import { MethodNotAllowed, NotAuthenticated, PermissionDenied, ValidationError, currentContext } from '@inventory/core';
+import type { Identity } from '@inventory/auth';
+import { sql, raw } from '@inventory/filtering';
+import { baseUrl, fetchByIds, identityOf, insert, notADict, prepare, represent, type Row, type ServiceContext } from '@inventory/rest';
+import { INVALID_CREDENTIALS, checkCredentials } from './auth';
+import { USER_CONFIG_TABLE, token } from './models';
+
+const RENDERS = ['application/json', 'text/html'];
+const PARSES = ['application/json', 'multipart/form-data'];
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/** DRF CharField(required) semantics for the provisioning credentials. */
+function stringField(body: Record<string, unknown>, name: string, errors: Record<string, string[]>): string {
+  if (!Object.prototype.hasOwnProperty.call(body, name)) errors[name] = ['This field is required.'];
+  else {
+    const v = body[name];
+    if (v === null) errors[name] = ['This field may not be null.'];
+    else if (typeof v === 'object') errors[name] = ['Not a valid string.'];
+    else if (String(v) === '') errors[name] = ['This field may not be blank.'];
+    else return String(v);
+  }
+  return '';
+}
+
+/** Fields of the new token a provisioning request may set (a supplied `key` is ignored). */
+const PROVISION_FIELDS = ['expires', 'description', 'write_enabled', 'allowed_ips'];
+
+/**
+ * POST /api/users/tokens/provision/: a new token for valid credentials.
+ * No permission is needed (the gateway forwards it with an anonymous identity).
+ */
+export function mountProvision(app: Express, ctx: ServiceContext): void {
+  app.all(`/api/${ctx.area}/tokens/provision/`, async (req: Request, res) => {
+    res.setHeader('Allow', 'POST, OPTIONS');
+    if (req.method === 'OPTIONS') {
+      res.json({ name: 'Token Provision', description: '', renders: RENDERS, parses: PARSES });
+      return;
+    }
+    if (req.method !== 'POST') throw new MethodNotAllowed(req.method);
+    const body: unknown = req.body ?? {};
+    if (!isPlainObject(body)) throw notADict(body);
+    const errors: Record<string, string[]> = {};
+    const username = stringField(body, 'username', errors);
+    const password = stringField(body, 'password', errors);
+    if (Object.keys(errors).length) throw new ValidationError(errors);
+
+    const userRow = await checkCredentials(ctx, username, password);
+    if (!userRow) throw new PermissionDenied(INVALID_CREDENTIALS);
+
+    const identity: Identity = {
+      user: { id: Number(userRow.id), username: String(userRow.username), is_superuser: userRow.is_superuser === true, is_staff: userRow.is_staff === true, is_active: true },
+      token: null,
+      permissions: [],
+    };
+    const tokenBody: Row = { user: Number(userRow.id) };
+    for (const k of PROVISION_FIELDS) if (Object.prototype.hasOwnProperty.call(body, k)) tokenBody[k] = body[k];
+    const id = await ctx.db.transaction(async (tx) => {
+      const p = await prepare(ctx, token, tokenBody, 'create', null, { tx, identity, requestId: currentContext()?.requestId ?? '', service: ctx });
+      return insert(ctx, token, p, tx);
+    });
+    const rows = await fetchByIds(ctx, token, [id]);
+    const [rep] = await represent(ctx, token, rows, 'full', baseUrl(req, ctx.settings.publicUrl));
+    // the key is always part of this answer
+    rep.key = rows[0].key;
+    res.status(201).json(rep);
+  });
+}
+
+/** Nested objects are merged key by key; anything else replaces. */
+export function deepMerge(target: Record<string, unknown>, patch: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...target };
+  for (const [k, v] of Object.entries(patch)) {
+    out[k] = isPlainObject(v) ? deepMerge(isPlainObject(out[k]) ? (out[k] as Record<string, unknown>) : {}, v) : v;
+  }
+  return out;
+}
+
+/** GET/PATCH /api/users/config/: the caller's preference tree. */
+export function mountUserConfig(app: Express, ctx: ServiceContext): void {
+  const table = raw(ctx.db.table(USER_CONFIG_TABLE));
+  app.all(`/api/${ctx.area}/config/`, async (req, res) => {
+    res.setHeader('Allow', 'GET, PATCH, HEAD, OPTIONS');
+    const identity = identityOf(res);
+    if (!identity.user) throw new NotAuthenticated();
+    const userId = identity.user.id;
+    switch (req.method) {
+      case 'GET':
+      case 'HEAD': {
+        const [row] = await ctx.db.query(sql`SELECT data FROM ${table} WHERE user_id = ${userId}`);
+        res.json((row?.data as Record<string, unknown> | undefined) ?? {});
+        return;
+      }
+      case 'OPTIONS':
+        res.json({ name: 'User Config', description: '', renders: RENDERS, parses: PARSES });
+        return;
+      case 'PATCH': {
+        const body: unknown = req.body ?? {};
+        if (!isPlainObject(body)) throw notADict(body);
+        const data = await ctx.db.transaction(async (tx) => {
+          await tx.query(sql`INSERT INTO ${table} (user_id, data) VALUES (${userId}, '{}'::jsonb) ON CONFLICT (user_id) DO NOTHING`);
+          const [row] = await tx.query(sql`SELECT data FROM ${table} WHERE user_id = ${userId} FOR UPDATE`);
+          const merged = deepMerge((row.data as Record<string, unknown>) ?? {}, body);
+          await tx.query(sql`UPDATE ${table} SET data = ${JSON.stringify(merged)}::jsonb WHERE user_id = ${userId}`);
+          return merged;
+        });
+        res.json(data);
+        return;
+      }
+      default:
+        throw new MethodNotAllowed(req.method);
+    }
+  });
+}
