@@ -35,7 +35,7 @@ export type FilterDef =
     });
 
 /** Parameters that are never filters. */
-export const RESERVED_PARAMS = new Set(['limit', 'offset', 'brief', 'exclude', 'ordering', 'format', 'fields']);
+export const RESERVED_PARAMS = new Set(['limit', 'offset', 'brief', 'exclude', 'ordering', 'format']);
 
 /** Lookup suffixes each kind supports. */
 export function lookupsFor(def: FilterDef): readonly string[] {
