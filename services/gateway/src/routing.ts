@@ -26,7 +26,7 @@ export interface Route {
 /** Resolves `/api/<area>/...` (path without query); null when the area is unknown. */
 export function routeFor(pathname: string): Route | null {
   const m = /^\/api\/([^/]+)\/(.*)$/.exec(pathname);
-  if (!m) return null;
+  if (!m || hasDotSegments(pathname)) return null;
   const [, area, rest] = m;
   if (!(SERVICE_AREAS as readonly string[]).includes(area)) return null;
   const endpoint = rest.split('/')[0];
@@ -36,4 +36,18 @@ export function routeFor(pathname: string): Route | null {
 /** Services whose endpoints appear in an area's listing (the owner first). */
 export function areaContributors(area: string): string[] {
   return [area, ...new Set(Object.values(ENDPOINT_OWNERS[area] ?? {}))];
+}
+
+/**
+ * `..` or `.` segments, also percent-encoded: nothing legitimate uses them, and
+ * a server behind us that normalised them could be walked out of /api/ (to /internal/).
+ */
+function hasDotSegments(pathname: string): boolean {
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(pathname);
+  } catch {
+    return true;
+  }
+  return /(^|[/\\])\.{1,2}([/\\]|$)/.test(decoded);
 }

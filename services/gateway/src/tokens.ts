@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { HttpError, PermissionDenied, ServiceUnavailable, type Logger } from '@inventory/core';
 import type { Identity } from '@inventory/auth';
 import type { ServiceClient } from '@inventory/refs';
+import { withTimeout } from './timeout';
 
 /** What the Authorization header holds, read the way DRF's TokenAuthentication reads it. */
 export type Credentials = { kind: 'none' } | { kind: 'token'; key: string };
@@ -32,6 +33,8 @@ interface TokenAnswer {
   token: { id: number; expires: string | null };
 }
 
+/** Longest wait for the users service before the request fails with 503. */
+const VERIFY_TIMEOUT_MS = 10_000;
 /** Bounds memory if many distinct tokens are seen within one TTL. */
 const MAX_ENTRIES = 10_000;
 
@@ -101,7 +104,11 @@ export class TokenVerifier {
   private async ask(key: string, clientIp: string): Promise<VerifiedToken> {
     let answer: TokenAnswer;
     try {
-      answer = await this.users.call<TokenAnswer>('users', 'POST', '/internal/auth/token', { key, client_ip: clientIp });
+      answer = await withTimeout(
+        this.users.call<TokenAnswer>('users', 'POST', '/internal/auth/token', { key, client_ip: clientIp }),
+        VERIFY_TIMEOUT_MS,
+        () => new Error('users did not answer in time'),
+      );
     } catch (err) {
       // the users service's own refusal texts (Invalid token, Token expired, User inactive) go to the client as they are
       if (err instanceof HttpError && (err.status === 401 || err.status === 403)) {

@@ -1,0 +1,52 @@
+import type { NextFunction, Request, Response } from 'express';
+import { NotAuthenticated, PermissionDenied } from '@inventory/core';
+import { ANONYMOUS, locals } from './identity';
+import { clientIp } from './forwarded';
+import { parseAuthorization, type TokenVerifier } from './tokens';
+import { ROOT_AREAS } from './routing';
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+const PROVISION_PATH = '/api/users/tokens/provision/';
+
+/**
+ * Paths that answer anonymous callers even with LOGIN_REQUIRED (NetBox quirk
+ * Q11: clients read the API-Version header from /api/ before they send a
+ * token), plus the documentation and schema.
+ */
+function isOpenPath(path: string): boolean {
+  if (path === '/api/' || path === '/api/docs/' || path === '/api/schema/') return true;
+  const m = /^\/api\/([^/]+)\/$/.exec(path);
+  return !!m && (ROOT_AREAS as readonly string[]).includes(m[1]);
+}
+
+/**
+ * Authentication at the edge, in NetBox's order: a presented token is always
+ * verified (even where none is needed); a write-disabled token may not write;
+ * an anonymous caller may read (the services then decide with
+ * EXEMPT_VIEW_PERMISSIONS) but not write. Sets `locals(res).identity`.
+ */
+export function authenticate(verifier: TokenVerifier, loginRequired: boolean) {
+  return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
+    const path = req.path;
+    const safe = SAFE_METHODS.has(req.method);
+    const provision = req.method === 'POST' && path === PROVISION_PATH;
+    const credentials = parseAuthorization(req.headers.authorization);
+
+    if (credentials.kind === 'none') {
+      // provisioning is how a client gets its first token: it is never refused for want of one
+      if (!provision && (!safe || (loginRequired && !isOpenPath(path)))) throw new NotAuthenticated();
+      locals(res).identity = ANONYMOUS;
+      return next();
+    }
+
+    const verified = await verifier.verify(credentials.key, clientIp(req));
+    if (provision) {
+      // provisioning authenticates by username and password; a valid token neither helps nor hurts
+      locals(res).identity = ANONYMOUS;
+      return next();
+    }
+    if (!safe && !verified.identity.token?.write_enabled) throw new PermissionDenied();
+    locals(res).identity = verified.identity;
+    next();
+  };
+}

@@ -1,0 +1,99 @@
+import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import { NotFound, createLogger, errorHandler, listen, parseServiceUrls, type Logger, type RunningServer } from '@inventory/core';
+import { ServiceClient } from '@inventory/refs';
+import { authenticate } from './auth';
+import type { GatewayConfig } from './config';
+import { docsAssets, mountDocs } from './docs';
+import { IdentityMinter } from './identity';
+import { mountInternal } from './internal';
+import { createServiceProxies } from './proxy';
+import { trailingSlash } from './redirect';
+import { requestContext } from './request-id';
+import { areaRoot, mountRoot } from './root';
+import { routeFor } from './routing';
+import { SchemaBuilder } from './schema';
+import { mountStatus, probeServices } from './status';
+import { TokenVerifier } from './tokens';
+
+export interface Gateway {
+  app: Express;
+  /** Token verification cache (exposed for the users service's invalidation and for tests). */
+  tokens: TokenVerifier;
+  start(port?: number): Promise<RunningServer>;
+  stop(): Promise<void>;
+}
+
+/**
+ * The single entry point of the API. It owns no data: it authenticates the
+ * caller, mints the internal identity, and proxies `/api/<area>/...` to the
+ * owning service; it answers /api/, status, schema and docs itself.
+ *
+ * Unlike the services it does not use createApp: request bodies must stream
+ * through to the services untouched, so nothing here parses them (except its
+ * own internal endpoint).
+ */
+export function createGateway(config: GatewayConfig, opts: { log?: Logger } = {}): Gateway {
+  const log = opts.log ?? createLogger('gateway', config.LOG_LEVEL);
+  // a shared SERVICE_URLS may name the gateway itself; probing or proxying to ourselves would loop
+  const { gateway: _self, ...urls } = parseServiceUrls(config.SERVICE_URLS);
+  const refs = new ServiceClient('gateway', urls, config.INTERNAL_TOKEN_SECRET);
+  const tokens = new TokenVerifier(refs, config.TOKEN_CACHE_SECONDS * 1000, log);
+  const minter = new IdentityMinter(config.INTERNAL_TOKEN_SECRET);
+  const proxies = createServiceProxies(urls, minter, config.PUBLIC_URL, log);
+  const schema = new SchemaBuilder(refs, Object.keys(urls), log);
+  const root = areaRoot(urls, proxies, minter, config.PUBLIC_URL);
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.disable('etag');
+  app.use(requestContext(log));
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  // ready when every service behind it is: the gateway alone answers nothing useful
+  app.get('/readyz', async (_req, res) => {
+    const services = await probeServices(urls);
+    const down = Object.keys(services).filter((s) => services[s] !== 'ok');
+    if (down.length) res.status(503).json({ status: 'unavailable', detail: `Unavailable: ${down.join(', ')}`, services });
+    else res.json({ status: 'ready', services });
+  });
+
+  mountInternal(app, config.INTERNAL_TOKEN_SECRET, tokens);
+  app.use(docsAssets());
+  app.use(trailingSlash());
+  app.use((req, _res, next) => next(req.path.startsWith('/api/') ? undefined : new NotFound()));
+  app.use(authenticate(tokens, config.LOGIN_REQUIRED));
+
+  mountRoot(app, config.PUBLIC_URL);
+  mountStatus(app, urls, refs);
+  mountDocs(app, schema);
+
+  app.use(async (req: Request, res: Response, next: NextFunction) => {
+    const route = routeFor(req.path);
+    if (!route) throw new NotFound();
+    if (route.root) return root(route, req, res, next);
+    // an area whose service is not deployed has no endpoints
+    if (!(route.service in urls)) throw new NotFound();
+    return proxies.forward(route.service, req, res, next);
+  });
+  app.use(errorHandler(log));
+
+  let server: RunningServer | null = null;
+  return {
+    app,
+    tokens,
+    async start(port = config.PORT) {
+      server = await listen(app, port, config.HOST);
+      log.info({ port: server.port, services: Object.keys(urls) }, 'gateway listening');
+      return server;
+    },
+    async stop() {
+      if (server) await server.close();
+      server = null;
+      proxies.close();
+      tokens.clear();
+      schema.clear();
+    },
+  };
+}

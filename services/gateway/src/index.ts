@@ -1,0 +1,5 @@
+export { createGateway, type Gateway } from './gateway';
+export { gatewayConfig, type GatewayConfig } from './config';
+export { parseAuthorization, TokenVerifier, type Credentials, type VerifiedToken } from './tokens';
+export { routeFor, SERVICE_AREAS, ROOT_AREAS } from './routing';
+export { API_VERSION, NETBOX_VERSION } from './status';

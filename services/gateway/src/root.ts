@@ -1,0 +1,103 @@
+import type { Express, NextFunction, Request, Response } from 'express';
+import { HttpError, NotAuthenticated, PermissionDenied, ServiceUnavailable } from '@inventory/core';
+import { IDENTITY_HEADER } from '@inventory/auth';
+import { baseUrl, forwardedFor } from './forwarded';
+import { linksPage, wantsHtml } from './html';
+import { locals, type IdentityMinter } from './identity';
+import type { ServiceProxies } from './proxy';
+import { ROOT_AREAS, areaContributors, type Route } from './routing';
+import { ownRoute } from './methods';
+
+const AREA_MAP_TIMEOUT_MS = 10_000;
+
+/** GET /api/ and the plugins area, which the gateway answers itself. */
+export function mountRoot(app: Express, publicUrl: string | undefined): void {
+  ownRoute(app, '/api/', (req, res) => {
+    const base = baseUrl(req, publicUrl);
+    const links = Object.fromEntries(ROOT_AREAS.map((a) => [a, `${base}/api/${a}/`]));
+    if (wantsHtml(req)) res.type('html').send(linksPage('API Root', links, base));
+    else res.json(links);
+  });
+  ownRoute(app, '/api/plugins/', (req, res) => {
+    const base = baseUrl(req, publicUrl);
+    const links = { 'installed-plugins': `${base}/api/plugins/installed-plugins/` };
+    if (wantsHtml(req)) res.type('html').send(linksPage('Plugins', links, base));
+    else res.json(links);
+  });
+  ownRoute(app, '/api/plugins/installed-plugins/', (_req, res) => {
+    // NetBox: staff users only; there are no plugins to list
+    const user = locals(res).identity.user;
+    if (!user) throw new NotAuthenticated();
+    if (!user.is_staff && !user.is_superuser) throw new PermissionDenied();
+    res.json([]);
+  });
+}
+
+/**
+ * `/api/<area>/`: the owning service answers its endpoint map. When another
+ * service contributes endpoints to the area (webhooks under extras) or the
+ * caller wants HTML, the gateway fetches the maps itself and merges or renders
+ * them; otherwise the request is simply proxied.
+ */
+export function areaRoot(urls: Record<string, string>, proxies: ServiceProxies, minter: IdentityMinter, publicUrl: string | undefined) {
+  return async (route: Route, req: Request, res: Response, next: NextFunction): Promise<void> => {
+    const deployed = areaContributors(route.area).filter((s) => s in urls);
+    const html = wantsHtml(req);
+    if (!html && deployed.length === 1 && deployed[0] === route.area) return proxies.forward(route.area, req, res, next);
+    const maps = await Promise.all(deployed.map((s) => fetchAreaMap(s, urls[s], route.area, req, res, minter, publicUrl, s === route.area)));
+    const merged: Record<string, string> = {};
+    for (const key of maps.flatMap((m) => Object.keys(m)).sort()) merged[key] = maps.find((m) => key in m)![key];
+    const title = route.area.charAt(0).toUpperCase() + route.area.slice(1);
+    if (html) res.type('html').send(linksPage(title, merged, baseUrl(req, publicUrl)));
+    else res.json(merged);
+  };
+}
+
+/**
+ * One service's endpoint map, asked on the caller's behalf (same identity,
+ * request id and forwarded host, so the URLs in it are the client's). The
+ * owner's refusal is the answer; a contributor that fails is left out.
+ */
+async function fetchAreaMap(
+  service: string,
+  url: string,
+  area: string,
+  req: Request,
+  res: Response,
+  minter: IdentityMinter,
+  publicUrl: string | undefined,
+  owner: boolean,
+): Promise<Record<string, string>> {
+  const f = forwardedFor(req, publicUrl);
+  const { identity, requestId } = locals(res);
+  let answer: globalThis.Response;
+  try {
+    answer = await fetch(`${url}/api/${area}/`, {
+      headers: {
+        accept: 'application/json',
+        [IDENTITY_HEADER]: minter.mint(identity),
+        'x-request-id': requestId,
+        'x-forwarded-host': f.host,
+        'x-forwarded-proto': f.proto,
+        'x-forwarded-for': f.for,
+      },
+      signal: AbortSignal.timeout(AREA_MAP_TIMEOUT_MS),
+    });
+  } catch {
+    if (owner) throw new ServiceUnavailable(`Service ${service} is unavailable.`);
+    return {};
+  }
+  const text = await answer.text();
+  let body: unknown;
+  try {
+    body = text ? JSON.parse(text) : {};
+  } catch {
+    body = undefined;
+  }
+  if (!answer.ok || !body || typeof body !== 'object' || Array.isArray(body)) {
+    if (!owner) return {};
+    if (answer.status >= 500 || body === undefined) throw new ServiceUnavailable(`Service ${service} is unavailable.`);
+    throw new HttpError(answer.status, body);
+  }
+  return body as Record<string, string>;
+}

@@ -1,0 +1,128 @@
+import { readConfig } from '@inventory/core';
+import { bootStack, Client, type Stack } from '@inventory/testkit';
+import { createService as users } from '@inventory/users';
+import { createService as tenancy } from '@inventory/tenancy';
+import { createService as extras } from '@inventory/extras';
+import { createGateway, gatewayConfig } from '@inventory/gateway';
+
+/**
+ * End to end: a client talks only to the gateway, with real tokens issued by
+ * the real users service, and real tenancy/extras behind it.
+ */
+let stack: Stack;
+let gw: Client;
+let base: string;
+let adminKey: string;
+
+const token = (key: string) => ({ headers: { authorization: `Token ${key}` }, identity: null });
+const anon = { identity: null };
+
+beforeAll(async () => {
+  stack = await bootStack({
+    users,
+    tenancy,
+    extras,
+    gateway: (cfg) => createGateway(readConfig(gatewayConfig, { INTERNAL_TOKEN_SECRET: cfg.INTERNAL_TOKEN_SECRET, SERVICE_URLS: cfg.SERVICE_URLS, PORT: String(cfg.PORT), LOG_LEVEL: 'silent', TOKEN_CACHE_SECONDS: '30' })),
+  });
+  base = stack.urls.gateway;
+  gw = new Client(base, { identity: null });
+  const admin = await stack.client('users').post('/api/users/users/', { username: 'admin', password: 'admin-password-1' });
+  await stack.client('users').patch(`/api/users/users/${admin.body.id}/`, {});
+  // make the admin a superuser through the users service's own bootstrap path: a permission on everything is the API way
+  const provisioned = await gw.post('/api/users/tokens/provision/', { username: 'admin', password: 'admin-password-1' }, anon);
+  expect(provisioned.status).toBe(201);
+  adminKey = provisioned.body.key;
+  await stack.client('users').post('/api/users/permissions/', {
+    name: 'admin all',
+    object_types: ['tenancy.tenant', 'tenancy.tenantgroup', 'extras.tag', 'users.token', 'auth.user', 'users.objectpermission'],
+    actions: ['view', 'add', 'change', 'delete'],
+    users: [admin.body.id],
+  });
+});
+afterAll(() => stack?.stop());
+
+describe('authentication through the gateway', () => {
+  test('when provisioning with good and bad credentials, then 201 with a 40-hex key or 403 Invalid username/password', async () => {
+    const bad = await gw.post('/api/users/tokens/provision/', { username: 'admin', password: 'wrong' }, anon);
+    expect(bad.status).toBe(403);
+    expect(bad.body).toEqual({ detail: 'Invalid username/password' });
+    const good = await gw.post('/api/users/tokens/provision/', { username: 'admin', password: 'admin-password-1' }, anon);
+    expect(good.status).toBe(201);
+    expect(good.body.key).toMatch(/^[0-9a-f]{40}$/);
+    expect(good.body.write_enabled).toBe(true);
+    expect(good.body.url).toBe(`${base}/api/users/tokens/${good.body.id}/`);
+    expect(good.body.user.username).toBe('admin');
+  });
+
+  test('when no token is sent, then reads of permission-guarded models are 403 and writes say credentials were not provided', async () => {
+    const read = await gw.get('/api/tenancy/tenants/', anon);
+    expect(read.status).toBe(403);
+    const write = await gw.post('/api/tenancy/tenants/', { name: 'x', slug: 'x' }, anon);
+    expect(write.status).toBe(403);
+    expect(write.body).toEqual({ detail: 'Authentication credentials were not provided.' });
+  });
+
+  test('when the token is unknown, expired, read-only or deleted, then the answers are NetBox texts', async () => {
+    expect((await gw.get('/api/tenancy/tenants/', token('0'.repeat(40)))).body).toEqual({ detail: 'Invalid token' });
+    const users = stack.client('users');
+    const me = (await users.get('/api/users/users/?username=admin')).body.results[0];
+    const expired = await users.post('/api/users/tokens/', { user: me.id, expires: '2020-01-01T00:00:00Z' });
+    const e = await gw.get('/api/tenancy/tenants/', token(expired.body.key));
+    expect(e.status).toBe(403);
+    expect(e.body).toEqual({ detail: 'Token expired' });
+    const ro = await users.post('/api/users/tokens/', { user: me.id, write_enabled: false });
+    expect((await gw.get('/api/tenancy/tenants/', token(ro.body.key))).status).toBe(200);
+    const roWrite = await gw.post('/api/tenancy/tenants/', { name: 'ro', slug: 'ro' }, token(ro.body.key));
+    expect(roWrite.status).toBe(403);
+    expect(roWrite.body).toEqual({ detail: 'You do not have permission to perform this action.' });
+    const temp = await users.post('/api/users/tokens/', { user: me.id });
+    expect((await gw.get('/api/tenancy/tenants/', token(temp.body.key))).status).toBe(200);
+    const del = await gw.delete(`/api/users/tokens/${temp.body.id}/`, undefined, token(adminKey));
+    expect(del.status).toBe(204);
+    const after = await gw.get('/api/tenancy/tenants/', token(temp.body.key));
+    expect(after.status).toBe(403);
+    expect(after.body).toEqual({ detail: 'Invalid token' });
+  });
+
+  test('when a user is granted a constrained permission, then the gateway passes it and the service applies it', async () => {
+    const admin = token(adminKey);
+    await gw.post('/api/tenancy/tenants/', [{ name: 'Mine', slug: 'mine' }, { name: 'Theirs', slug: 'theirs' }], admin);
+    const bob = await gw.post('/api/users/users/', { username: 'bob', password: 'bob-password-1' }, admin);
+    expect(bob.status).toBe(201);
+    await gw.post('/api/users/permissions/', { name: 'bob mine', object_types: ['tenancy.tenant'], actions: ['view', 'change'], users: [bob.body.id], constraints: { slug: 'mine' } }, admin);
+    const bobKey = (await gw.post('/api/users/tokens/provision/', { username: 'bob', password: 'bob-password-1' }, anon)).body.key;
+    const list = await gw.get('/api/tenancy/tenants/', token(bobKey));
+    expect(list.body.results.map((t: { slug: string }) => t.slug)).toEqual(['mine']);
+    const theirs = (await gw.get('/api/tenancy/tenants/?slug=theirs', admin)).body.results[0];
+    expect((await gw.get(`/api/tenancy/tenants/${theirs.id}/`, token(bobKey))).status).toBe(404);
+    expect((await gw.post('/api/tenancy/tenants/', { name: 'No', slug: 'no' }, token(bobKey))).status).toBe(403);
+    const myTokens = await gw.get('/api/users/tokens/', token(bobKey));
+    expect(myTokens.body.results.every((t: { user: { username: string } }) => t.user.username === 'bob')).toBe(true);
+  });
+});
+
+describe('the public face', () => {
+  test('when a path lacks its trailing slash, then 302 to the slashed path with the query kept', async () => {
+    const r = await gw.get('/api/tenancy/tenants?limit=1', token(adminKey));
+    expect(r.status).toBe(302);
+    expect(r.headers.get('location')).toMatch(/\/api\/tenancy\/tenants\/\?limit=1$/);
+  });
+
+  test('when /api/ is read without a token, then areas, API-Version and a request id come back', async () => {
+    const r = await gw.get('/api/', { ...anon, headers: { 'content-type': 'application/json' } });
+    expect(r.status).toBe(200);
+    expect(r.headers.get('api-version')).toBe('3.7');
+    expect(Object.keys(r.body)).toEqual(['circuits', 'dcim', 'extras', 'ipam', 'plugins', 'tenancy', 'users', 'virtualization']);
+    expect(r.body.tenancy).toBe(`${base}/api/tenancy/`);
+    expect(r.headers.get('x-request-id')).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    const area = await gw.get('/api/tenancy/', anon);
+    expect(area.body.tenants).toBe(`${base}/api/tenancy/tenants/`);
+    const status = await gw.get('/api/status/', anon);
+    expect(status.body['netbox-version']).toMatch(/^3\.7\.\d+$/);
+  });
+
+  test('when /internal/ is asked through the gateway, then it is not there', async () => {
+    expect((await gw.post('/internal/resolve', { model: 'tenancy.tenant', refs: [1] }, token(adminKey))).status).toBe(404);
+    expect((await gw.get('/api/tenancy/../../internal/openapi', token(adminKey))).status).toBe(404);
+  });
+});
