@@ -69,7 +69,7 @@ http
     try {
       const url = new URL(req.url, `http://${req.headers.host}`);
       const limit = Math.min(Number(url.searchParams.get('limit') || 50), 1000);
-      const body = JSON.stringify(await tenants(`http://${req.headers.host}`, limit, Number(url.searchParams.get('offset') || 0)));
+      const body = JSON.stringify(await tenants(`http://${req.headers["x-forwarded-host"] || req.headers.host}`, limit, Number(url.searchParams.get("offset") || 0)));
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(body);
     } catch (err) {

@@ -66,10 +66,14 @@ async function main() {
     await json(`http://127.0.0.1:${ports.users}/api/users/permissions/`, idHeader(), 'POST', { name: 'all tenancy', object_types: ['tenancy.tenant', 'tenancy.tenantgroup'], actions: ['view'], users: [user.id] });
     const token = await json(`http://127.0.0.1:${ports.users}/api/users/tokens/`, idHeader(), 'POST', { user: user.id });
 
-    const host = { host: 'bench.local' };
+    const host = { 'x-forwarded-host': 'bench.local' };
     const serviceBody = await json(`${tenancy}${PATH}`, { ...host, ...idHeader() });
     const baselineBody = await json(`http://127.0.0.1:${basePort}${PATH}`, host);
-    if (JSON.stringify(serviceBody) !== JSON.stringify(baselineBody)) throw new Error('the baseline does not answer the same JSON as the service');
+    if (JSON.stringify(serviceBody) !== JSON.stringify(baselineBody)) {
+      fs.writeFileSync('/tmp/bench-service.json', JSON.stringify(serviceBody, null, 1));
+      fs.writeFileSync('/tmp/bench-baseline.json', JSON.stringify(baselineBody, null, 1));
+      throw new Error('the baseline does not answer the same JSON as the service (see /tmp/bench-*.json)');
+    }
     const gatewayBody = await json(`http://127.0.0.1:${ports.gateway}${PATH}`, { ...host, authorization: `Token ${token.key}` });
     if (gatewayBody.count !== serviceBody.count) throw new Error('the gateway does not answer the same list');
 
