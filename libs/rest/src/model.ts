@@ -40,7 +40,8 @@ export interface ModelDef {
   fields: Record<string, FieldDef>;
   /** Fields of the brief/nested representation, besides id, url, display. */
   brief: string[];
-  display: (row: Row) => string;
+  /** The object's string form, from its row and (for related names) its representation. */
+  display: (row: Row, rep: Row) => string;
   /** Default ordering: field names with optional `-`; `_tree` for tree order. */
   ordering: string[];
   /** Columns searched by `q` (case-insensitive contains). */

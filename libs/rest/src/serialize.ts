@@ -67,7 +67,7 @@ export async function represent(ctx: ServiceContext, model: ModelDef, rows: Row[
   const m2m = new Map<string, Map<number, number[]>>();
   const generic = new Map<string, Map<string, Map<number, Row>>>();
   const db = q ?? ctx.db;
-  await Promise.all(
+  const relationsLoaded = Promise.all(
     names.map(async (name) => {
       const field = model.fields[name];
       if (!field) return;
@@ -100,6 +100,7 @@ export async function represent(ctx: ServiceContext, model: ModelDef, rows: Row[
     }),
   );
 
+  relationsLoaded.catch(() => undefined); // awaited below; this only keeps an early failure from going unhandled
   let tagsByObject = new Map<number, Row[]>();
   let cfDefs: Awaited<ReturnType<ServiceContext['extras']['customFields']>> = [];
   if (mode === 'full') {
@@ -124,6 +125,7 @@ export async function represent(ctx: ServiceContext, model: ModelDef, rows: Row[
       for (const list of tagsByObject.values()) list.sort((a, b) => String(a.name).localeCompare(String(b.name)));
     } else tagsByObject = new Map();
   }
+  await relationsLoaded;
 
   // object and multi-object custom fields read as nested objects, one batch per object type
   const cfObjects = new Map<string, Map<number, Row>>();
@@ -187,7 +189,7 @@ export async function represent(ctx: ServiceContext, model: ModelDef, rows: Row[
       }
       if (model.tree && !('_depth' in rep)) rep._depth = row._depth;
     }
-    rep.display = model.display({ ...row, ...rep });
+    rep.display = model.display(row, rep);
     return rep;
   });
   if (model.hooks.decorate) await model.hooks.decorate(rows, out, { brief: mode !== 'full', service: ctx });

@@ -85,9 +85,9 @@ export const contactAssignment: ModelDef = defineModel({
     priority: f.choice(PRIORITY_CHOICES, { blank: true, singleFilter: true }),
   },
   brief: ['contact', 'role', 'priority'],
-  display: (r) => {
+  display: (row, r) => {
     const c = (r.contact as { display?: string } | null)?.display ?? '';
-    const o = (r.object as { display?: string } | null)?.display ?? `${String(r.content_type)} ${String(r.object_id)}`;
+    const o = (r.object as { display?: string } | null)?.display ?? `${String(row.content_type)} ${String(row.object_id)}`;
     const p = r.priority as { label?: string } | null;
     return p && p.label ? `${c} (${p.label}) -> ${o}` : `${c} -> ${o}`;
   },
