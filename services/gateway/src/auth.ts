@@ -1,9 +1,11 @@
 import type { NextFunction, Request, Response } from 'express';
 import { NotAuthenticated, PermissionDenied } from '@inventory/core';
+import { csrfFailed, submittedCsrf } from './csrf';
 import { ANONYMOUS, locals } from './identity';
 import { clientIp } from './forwarded';
 import { parseAuthorization, type TokenVerifier } from './tokens';
 import { ROOT_AREAS } from './routing';
+import type { Sessions } from './session';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 const PROVISION_PATH = '/api/users/tokens/provision/';
@@ -23,9 +25,12 @@ function isOpenPath(path: string): boolean {
  * Authentication at the edge, in NetBox's order: a presented token is always
  * verified (even where none is needed); a write-disabled token may not write;
  * an anonymous caller may read (the services then decide with
- * EXEMPT_VIEW_PERMISSIONS) but not write. Sets `locals(res).identity`.
+ * EXEMPT_VIEW_PERMISSIONS) but not write. Without a token, a valid session
+ * cookie stands for its user (identity.token null: write_enabled does not
+ * apply), and its unsafe requests need the session's CSRF token in
+ * X-CSRFToken. Sets `locals(res).identity`.
  */
-export function authenticate(verifier: TokenVerifier, loginRequired: boolean) {
+export function authenticate(verifier: TokenVerifier, loginRequired: boolean, sessions?: Sessions) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const path = req.path;
     const safe = SAFE_METHODS.has(req.method);
@@ -33,6 +38,13 @@ export function authenticate(verifier: TokenVerifier, loginRequired: boolean) {
     const credentials = parseAuthorization(req.headers.authorization);
 
     if (credentials.kind === 'none') {
+      // no token: a browser's session cookie (UI login) authenticates instead; unsafe methods then need the CSRF token
+      const session = !provision && sessions ? await sessions.fromRequest(req, res) : null;
+      if (sessions && session) {
+        if (!safe && !sessions.csrf.checkSession(session.sid, submittedCsrf(req))) throw csrfFailed();
+        locals(res).identity = session.identity;
+        return next();
+      }
       // provisioning is how a client gets its first token: it is never refused for want of one
       if (!provision && (!safe || (loginRequired && !isOpenPath(path)))) throw new NotAuthenticated();
       locals(res).identity = ANONYMOUS;

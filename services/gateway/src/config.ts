@@ -16,7 +16,7 @@ export interface GatewayConfig {
   EXEMPT_VIEW_PERMISSIONS: string;
   /** How long a successful token verification is reused (0 = ask users every time). */
   TOKEN_CACHE_SECONDS: number;
-  /** Reserved for cookie sessions of the browsable API (not used yet). */
+  /** Signs browser session cookies (and CSRF tokens); unset: derived from INTERNAL_TOKEN_SECRET under a fixed label. */
   SESSION_SECRET?: string;
 }
 

@@ -31,6 +31,12 @@ const PAGE = `<!DOCTYPE html>
         presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
         plugins: [SwaggerUIBundle.plugins.DownloadUrl],
         layout: 'StandaloneLayout',
+        // signed in with a session cookie (no token): writes need the session's CSRF token, as in DRF
+        requestInterceptor: (request) => {
+          const m = document.cookie.match(/(?:^|;\\s*)csrftoken=([^;]+)/);
+          if (m) request.headers['X-CSRFToken'] = decodeURIComponent(m[1]);
+          return request;
+        },
       });
     </script>
   </body>

@@ -6,12 +6,14 @@ import type { GatewayConfig } from './config';
 import { docsAssets, mountDocs } from './docs';
 import { IdentityMinter } from './identity';
 import { mountInternal } from './internal';
+import { mountPages } from './pages';
 import { createServiceProxies } from './proxy';
 import { trailingSlash } from './redirect';
 import { requestContext } from './request-id';
 import { areaRoot, mountRoot } from './root';
 import { routeFor } from './routing';
 import { SchemaBuilder } from './schema';
+import { Sessions, sessionSecret } from './session';
 import { mountStatus, probeServices } from './status';
 import { TokenVerifier } from './tokens';
 
@@ -42,6 +44,7 @@ export function createGateway(config: GatewayConfig, opts: { log?: Logger } = {}
   const proxies = createServiceProxies(urls, minter, config.PUBLIC_URL, log);
   const schema = new SchemaBuilder(refs, Object.keys(urls), log);
   const root = areaRoot(urls, proxies, minter, config.PUBLIC_URL);
+  const sessions = new Sessions({ secret: sessionSecret(config), users: refs, cacheMs: config.TOKEN_CACHE_SECONDS * 1000, log, publicUrl: config.PUBLIC_URL });
 
   const app = express();
   app.disable('x-powered-by');
@@ -59,11 +62,13 @@ export function createGateway(config: GatewayConfig, opts: { log?: Logger } = {}
     else res.json({ status: 'ready', services });
   });
 
-  mountInternal(app, config.INTERNAL_TOKEN_SECRET, tokens);
+  // one invalidation call from users drops cached token verifications and session users alike
+  mountInternal(app, config.INTERNAL_TOKEN_SECRET, { invalidate: (filter) => tokens.invalidate(filter) + sessions.invalidate(filter) });
   app.use(docsAssets());
   app.use(trailingSlash());
+  mountPages(app, { sessions, refs, minter, usersUrl: urls.users, publicUrl: config.PUBLIC_URL, log });
   app.use((req, _res, next) => next(req.path.startsWith('/api/') ? undefined : new NotFound()));
-  app.use(authenticate(tokens, config.LOGIN_REQUIRED));
+  app.use(authenticate(tokens, config.LOGIN_REQUIRED, sessions));
 
   mountRoot(app, config.PUBLIC_URL);
   mountStatus(app, urls, refs);
@@ -93,6 +98,7 @@ export function createGateway(config: GatewayConfig, opts: { log?: Logger } = {}
       server = null;
       proxies.close();
       tokens.clear();
+      sessions.clear();
       schema.clear();
     },
   };

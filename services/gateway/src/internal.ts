@@ -8,7 +8,7 @@ import type { TokenVerifier } from './tokens';
  * endpoint of its own, for services only: anything else, or a caller without
  * a service identity, sees the same 404 as an unknown path (nothing to probe).
  */
-export function mountInternal(app: Express, secret: string, verifier: TokenVerifier): void {
+export function mountInternal(app: Express, secret: string, verifier: Pick<TokenVerifier, 'invalidate'>): void {
   const serviceOnly = (req: Request, _res: Response, next: NextFunction): void => {
     let service: string | undefined;
     try {

@@ -7,6 +7,7 @@ import { locals, type IdentityMinter } from './identity';
 import type { ServiceProxies } from './proxy';
 import { ROOT_AREAS, areaContributors, type Route } from './routing';
 import { ownRoute } from './methods';
+import { userNav } from './page-html';
 
 const AREA_MAP_TIMEOUT_MS = 10_000;
 
@@ -15,13 +16,13 @@ export function mountRoot(app: Express, publicUrl: string | undefined): void {
   ownRoute(app, '/api/', (req, res) => {
     const base = baseUrl(req, publicUrl);
     const links = Object.fromEntries(ROOT_AREAS.map((a) => [a, `${base}/api/${a}/`]));
-    if (wantsHtml(req)) res.type('html').send(linksPage('API Root', links, base));
+    if (wantsHtml(req)) res.type('html').send(linksPage('API Root', links, base, userNav(req, res, publicUrl)));
     else res.json(links);
   });
   ownRoute(app, '/api/plugins/', (req, res) => {
     const base = baseUrl(req, publicUrl);
     const links = { 'installed-plugins': `${base}/api/plugins/installed-plugins/` };
-    if (wantsHtml(req)) res.type('html').send(linksPage('Plugins', links, base));
+    if (wantsHtml(req)) res.type('html').send(linksPage('Plugins', links, base, userNav(req, res, publicUrl)));
     else res.json(links);
   });
   ownRoute(app, '/api/plugins/installed-plugins/', (_req, res) => {
@@ -48,7 +49,7 @@ export function areaRoot(urls: Record<string, string>, proxies: ServiceProxies, 
     const merged: Record<string, string> = {};
     for (const key of maps.flatMap((m) => Object.keys(m)).sort()) merged[key] = maps.find((m) => key in m)![key];
     const title = route.area.charAt(0).toUpperCase() + route.area.slice(1);
-    if (html) res.type('html').send(linksPage(title, merged, baseUrl(req, publicUrl)));
+    if (html) res.type('html').send(linksPage(title, merged, baseUrl(req, publicUrl), userNav(req, res, publicUrl)));
     else res.json(merged);
   };
 }
