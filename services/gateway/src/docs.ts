@@ -63,8 +63,14 @@ export function mountDocs(app: Express, schema: SchemaBuilder): void {
     }
     res.type('html').send(PAGE);
   });
-  ownRoute(app, '/api/schema/', async (_req, res) => {
-    // JSON whatever the Accept header says; YAML (NetBox's default) is a later change
-    res.json(await schema.document());
+  ownRoute(app, '/api/schema/', async (req, res) => {
+    const doc = await schema.document();
+    const accept = String(req.headers.accept ?? '');
+    if (req.query.format === 'json' || /application\/(vnd\.oai\.openapi\+)?json/.test(accept)) {
+      res.json(doc);
+      return;
+    }
+    // NetBox's default is YAML (application/vnd.oai.openapi); JSON text is valid YAML 1.2, so the same bytes serve both
+    res.type('application/vnd.oai.openapi; charset=utf-8').send(JSON.stringify(doc, null, 2));
   });
 }

@@ -121,6 +121,16 @@ describe('the public face', () => {
     expect(status.body['netbox-version']).toMatch(/^3\.7\.\d+$/);
   });
 
+  test('when /api/schema/ is asked without an Accept header, then the OpenAPI document comes as YAML (JSON text) and as JSON on request', async () => {
+    const yaml = await fetch(`${base}/api/schema/`);
+    expect(yaml.headers.get('content-type')).toMatch(/^application\/vnd\.oai\.openapi/);
+    const doc = JSON.parse(await yaml.text());
+    expect(doc.openapi).toMatch(/^3\.0/);
+    expect(doc.paths['/api/tenancy/tenants/'].get.parameters.map((p: { name: string }) => p.name)).toContain('name__ic');
+    const json = await fetch(`${base}/api/schema/?format=json`);
+    expect(json.headers.get('content-type')).toMatch(/^application\/json/);
+  });
+
   test('when /internal/ is asked through the gateway, then it is not there', async () => {
     expect((await gw.post('/internal/resolve', { model: 'tenancy.tenant', refs: [1] }, token(adminKey))).status).toBe(404);
     expect((await gw.get('/api/tenancy/../../internal/openapi', token(adminKey))).status).toBe(404);
