@@ -168,7 +168,16 @@ export function validateScalars(model: ModelDef, mode: WriteMode, body: Record<s
   for (const [name, field] of Object.entries(model.fields)) {
     if (!field.readOnly && body[name] === null && !field.nullable && field.type !== 'choice') errors[name] = ['This field may not be null.'];
   }
-  const { value, error } = scalarValidator(model, mode).validate(body);
+  // DRF's CharField takes numbers and stores their text (YAML-driven clients send `name: 123`)
+  let input = body;
+  for (const [name, field] of Object.entries(model.fields)) {
+    const v = body[name];
+    if (typeof v === 'number' && Number.isFinite(v) && (field.type === 'string' || field.type === 'text' || field.type === 'slug')) {
+      if (input === body) input = { ...body };
+      input[name] = String(v);
+    }
+  }
+  const { value, error } = scalarValidator(model, mode).validate(input);
   for (const d of error?.details ?? []) {
     const key = String(d.path[0] ?? '__all__');
     if (errors[key]) continue;

@@ -188,3 +188,17 @@ describe('strict filtering', () => {
     expect(forged.status).toBe(403);
   });
 });
+
+describe('value types', () => {
+  test('when a string field gets a number, then its text is stored; a boolean or object is a 400', async () => {
+    const r = await api.post('/api/tenancy/tenants/', { name: 123, slug: 456 });
+    expect(r.status).toBe(201);
+    expect([r.body.name, r.body.slug]).toEqual(['123', '456']);
+    const bad = await api.post('/api/tenancy/tenants/', { name: true, slug: { a: 1 } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.name).toEqual(['Not a valid string.']);
+    expect(bad.body.slug).toBeDefined();
+    const long = await api.post('/api/tenancy/tenants/', { name: 'n'.repeat(101), slug: 'long' });
+    expect(long.body).toEqual({ name: ['Ensure this field has no more than 100 characters.'] });
+  });
+});
