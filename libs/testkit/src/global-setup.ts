@@ -1,4 +1,5 @@
-import { startPostgres, startRabbitMQ } from '@inventory/infra';
+// jest's module mapper does not apply to global setup, and a fresh clone has no built packages yet
+import { startPostgres, startRabbitMQ } from '../../infra/src';
 
 /**
  * Starts PostgreSQL once for the whole run (and RabbitMQ with TEST_RABBITMQ=1;
