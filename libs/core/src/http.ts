@@ -178,3 +178,17 @@ export function onShutdown(log: Logger, stop: () => Promise<void>): void {
   process.on('SIGTERM', handler);
   process.on('SIGINT', handler);
 }
+
+/** The body of every service's main.ts: start, stop on SIGTERM, or report why it could not start. */
+export function runMain(name: string, log: Logger, service: { start(): Promise<unknown>; stop(): Promise<void> }, afterStart?: () => Promise<void>): void {
+  service
+    .start()
+    .then(async () => {
+      if (afterStart) await afterStart();
+      onShutdown(log, () => service.stop());
+    })
+    .catch((err: Error) => {
+      process.stderr.write(`${name} failed to start: ${err.stack}\n`);
+      process.exit(1);
+    });
+}

@@ -1,11 +1,12 @@
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client } from 'pg';
 import { dockerAvailable } from './docker';
 import { freePort } from './net';
 import {
-  chownR, cleanEnv, ensureSystemUser, ensureTraversable, isRoot, killGroup, mkdirp, noLog, pidAlive, pidRuns, runOk, sleep,
+  chownR,
+  cleanEnv,
+  dataRoot, ensureSystemUser, ensureTraversable, isRoot, killGroup, mkdirp, noLog, pidAlive, pidRuns, runOk, sleep,
   spawnServer, stopChild, tail, track, userCanWrite, waitForPidExit, which, type Log, type SystemUser,
 } from './process';
 
@@ -121,18 +122,7 @@ async function startLocal(
   log: Log,
 ): Promise<RunningPostgres> {
   const persistent = !!opts.persistent;
-  let root: string;
-  if (persistent) {
-    root = path.resolve(opts.dataDir ?? path.join(process.cwd(), '.data', 'postgres'));
-    mkdirp(root);
-  } else {
-    const parent = opts.dataDir ? path.resolve(opts.dataDir) : os.tmpdir();
-    mkdirp(parent);
-    root = fs.mkdtempSync(path.join(parent, 'inventory-pg-'));
-  }
-  const removeRoot = (): void => {
-    if (!persistent) fs.rmSync(root, { recursive: true, force: true });
-  };
+  const { root, remove: removeRoot } = dataRoot({ dataDir: opts.dataDir, persistent }, 'postgres');
   try {
     const pgdata = path.join(root, 'pgdata');
     const logFile = path.join(root, 'postgres.log');

@@ -1,6 +1,7 @@
 import { spawn, spawnSync, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import * as os from 'node:os';
 
 export type Log = (msg: string) => void;
 export const noLog: Log = () => undefined;
@@ -112,6 +113,23 @@ export function mkdirp(dir: string): void {
 }
 
 /** Last `n` lines of a file, '' if it cannot be read. */
+/**
+ * The server's data directory: the given one kept between runs (persistent),
+ * or a fresh temporary one (below `dataDir` when given) that `remove` deletes.
+ */
+export function dataRoot(opts: { dataDir?: string; persistent?: boolean }, name: string): { root: string; remove: () => void } {
+  let root: string;
+  if (opts.persistent) {
+    root = path.resolve(opts.dataDir ?? path.join(process.cwd(), '.data', name));
+    mkdirp(root);
+  } else {
+    const parent = opts.dataDir ? path.resolve(opts.dataDir) : os.tmpdir();
+    mkdirp(parent);
+    root = fs.mkdtempSync(path.join(parent, `inventory-${name}-`));
+  }
+  return { root, remove: () => (opts.persistent ? undefined : fs.rmSync(root, { recursive: true, force: true })) };
+}
+
 export function tail(file: string, n = 30): string {
   try {
     const lines = fs.readFileSync(file, 'utf8').split('\n');

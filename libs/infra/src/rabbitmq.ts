@@ -1,13 +1,14 @@
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { dockerAvailable } from './docker';
 import { canConnect, freePort } from './net';
 import {
-  chownR, cleanEnv, ensureSystemUser, ensureTraversable, isRoot, killGroup, mkdirp, noLog, pidAlive, pidRuns, runOk, sleep,
+  chownR,
+  cleanEnv,
+  dataRoot, ensureSystemUser, ensureTraversable, isRoot, killGroup, mkdirp, noLog, pidAlive, pidRuns, runOk, sleep,
   spawnServer, stopChild, tail, track, waitForPidExit, which, type Log, type SystemUser,
 } from './process';
 
@@ -156,18 +157,7 @@ async function startLocal(opts: RabbitOptions, log: Log): Promise<RunningRabbit>
 }
 
 async function startNode(install: RabbitInstall, opts: RabbitOptions, persistent: boolean, log: Log): Promise<RunningRabbit> {
-  let root: string;
-  if (persistent) {
-    root = path.resolve(opts.dataDir ?? path.join(process.cwd(), '.data', 'rabbitmq'));
-    mkdirp(root);
-  } else {
-    const parent = opts.dataDir ? path.resolve(opts.dataDir) : os.tmpdir();
-    mkdirp(parent);
-    root = fs.mkdtempSync(path.join(parent, 'inventory-rabbit-'));
-  }
-  const removeRoot = (): void => {
-    if (!persistent) fs.rmSync(root, { recursive: true, force: true });
-  };
+  const { root, remove: removeRoot } = dataRoot({ dataDir: opts.dataDir, persistent }, 'rabbitmq');
   let server: ChildProcess | undefined;
   let epmd: ChildProcess | undefined;
   const logFile = path.join(root, 'server.log');

@@ -171,6 +171,9 @@ export const f = {
   array: (of: 'string' | 'integer', o: Omit<ArrayField, 'type' | 'of'> = {}): ArrayField => ({ type: 'array', of, ...o }),
 };
 
+/** Field types stored as text: one filter kind, one schema type. */
+export const TEXT_TYPES: ReadonlySet<FieldDef['type']> = new Set(['string', 'text', 'slug', 'email', 'url', 'color', 'password']);
+
 /** Column that stores a field (relations store `<name>_id`). */
 export function columnOf(name: string, field: FieldDef): string | null {
   if (field.virtual || field.type === 'm2m' || field.type === 'generic') return null;

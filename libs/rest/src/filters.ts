@@ -1,6 +1,7 @@
 import { type FilterDef, type Sql, sql, raw, ident, and, or, notInList } from '@inventory/filtering';
 import { ValidationError } from '@inventory/core';
 import { customFieldFilters, type CustomFieldDef } from './customfields';
+import { TEXT_TYPES } from './fields';
 import type { ModelDef } from './model';
 import type { ServiceContext } from './registry';
 import { TAGGED_ITEM_TABLE } from './schema';
@@ -43,15 +44,11 @@ export function filtersFor(ctx: ServiceContext, model: ModelDef, cfDefs: CustomF
   const defs: FilterDef[] = [{ kind: 'integer', name: 'id', expr: col('id') }];
   for (const [name, field] of Object.entries(model.fields)) {
     if (field.filter === false || field.writeOnly || field.virtual) continue;
+    if (TEXT_TYPES.has(field.type)) {
+      defs.push({ kind: 'string', name, expr: col(name), iexact: 'iexactFilter' in field ? field.iexactFilter : undefined });
+      continue;
+    }
     switch (field.type) {
-      case 'string':
-      case 'text':
-      case 'slug':
-      case 'email':
-      case 'url':
-      case 'color':
-        defs.push({ kind: 'string', name, expr: col(name), iexact: field.iexactFilter });
-        break;
       case 'integer':
       case 'bigint':
       case 'decimal':

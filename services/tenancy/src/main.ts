@@ -1,12 +1,5 @@
-import { baseConfig, readConfigOrExit, onShutdown, createLogger } from '@inventory/core';
+import { baseConfig, readConfigOrExit, runMain, createLogger } from '@inventory/core';
 import { createService } from './service';
 
 const config = readConfigOrExit(baseConfig);
-const service = createService(config);
-service.start().then(
-  () => onShutdown(createLogger('tenancy'), () => service.stop()),
-  (err) => {
-    process.stderr.write(`tenancy failed to start: ${(err as Error).stack}\n`);
-    process.exit(1);
-  },
-);
+runMain('tenancy', createLogger('tenancy', config.LOG_LEVEL), createService(config));

@@ -1,25 +1,18 @@
-import { baseConfig, readConfigOrExit, onShutdown, createLogger } from '@inventory/core';
+import { baseConfig, readConfigOrExit, runMain, createLogger } from '@inventory/core';
 import { bootstrapAdmin } from './bootstrap';
 import { createService } from './service';
 
 const config = readConfigOrExit(baseConfig);
 const log = createLogger('users', config.LOG_LEVEL);
 const service = createService(config);
-service
-  .start()
-  .then(async () => {
-    const result = await bootstrapAdmin(service, process.env);
-    if (result.created && result.password) {
-      // shown once, on the console only (never through the logger)
-      process.stdout.write(
-        `\nCreated superuser "${result.username}".\n  password:  ${result.password}\n  API token: ${result.token}\nChange the password after the first login.\n\n`,
-      );
-    } else if (result.created) {
-      log.info({ username: result.username }, 'superuser created');
-    }
-    onShutdown(log, () => service.stop());
-  })
-  .catch((err) => {
-    process.stderr.write(`users failed to start: ${(err as Error).stack}\n`);
-    process.exit(1);
-  });
+runMain('users', log, service, async () => {
+  const result = await bootstrapAdmin(service, process.env);
+  if (result.created && result.password) {
+    // shown once, on the console only (never through the logger)
+    process.stdout.write(
+      `\nCreated superuser "${result.username}".\n  password:  ${result.password}\n  API token: ${result.token}\nChange the password after the first login.\n\n`,
+    );
+  } else if (result.created) {
+    log.info({ username: result.username }, 'superuser created');
+  }
+});
