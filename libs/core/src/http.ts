@@ -53,6 +53,18 @@ export function jsonBody(limit = 10 * 1024 * 1024) {
   };
 }
 
+/**
+ * Writes a JSON answer. Lighter than express's res.json (no ETag, freshness
+ * or charset work), which matters on list pages of a thousand objects.
+ */
+export function sendJson(res: Response, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.statusCode = status;
+  res.setHeader('Content-Type', 'application/json');
+  res.setHeader('Content-Length', Buffer.byteLength(text));
+  res.end(text);
+}
+
 /** The one place where errors become responses. */
 export function errorHandler(log: Logger) {
   return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
@@ -61,7 +73,7 @@ export function errorHandler(log: Logger) {
       return;
     }
     if (err instanceof HttpError) {
-      res.status(err.status).json(err.body);
+      sendJson(res, err.status, err.body);
       return;
     }
     // body-parser style errors that carry a status (e.g. aborted requests)

@@ -167,3 +167,16 @@ function tagFilters(ctx: ServiceContext, model: ModelDef): FilterDef[] {
 }
 
 export { notInList };
+
+const filterCache = new WeakMap<ServiceContext, WeakMap<ModelDef, { cf: CustomFieldDef[]; defs: FilterDef[] }>>();
+
+/** The filters of a model, rebuilt only when its custom field definitions change (a new array from extras). */
+export function cachedFilters(ctx: ServiceContext, model: ModelDef, cfDefs: CustomFieldDef[]): FilterDef[] {
+  let byModel = filterCache.get(ctx);
+  if (!byModel) filterCache.set(ctx, (byModel = new WeakMap()));
+  const hit = byModel.get(model);
+  if (hit && hit.cf === cfDefs) return hit.defs;
+  const defs = filtersFor(ctx, model, cfDefs);
+  byModel.set(model, { cf: cfDefs, defs });
+  return defs;
+}

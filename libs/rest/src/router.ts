@@ -1,9 +1,9 @@
 import type { Express, Request, Response } from 'express';
-import { MethodNotAllowed, NotFound, PermissionDenied, NotAuthenticated, ValidationError, currentContext } from '@inventory/core';
+import { MethodNotAllowed, NotFound, PermissionDenied, NotAuthenticated, ValidationError, currentContext, sendJson } from '@inventory/core';
 import { type Identity, type Action, authorize } from '@inventory/auth';
 import { buildFilter, sql, raw, and, type Sql } from '@inventory/filtering';
 import { constraintSql } from './constraints';
-import { filtersFor } from './filters';
+import { cachedFilters } from './filters';
 import type { ModelDef } from './model';
 import { optionsBody } from './options';
 import { pageLinks, parsePage } from './pagination';
@@ -72,7 +72,7 @@ export function mountModel(app: Express, ctx: ServiceContext, model: ModelDef): 
     const scope = requirePermission(ctx, model, identity, 'view');
     const url = requestUrl(req, base(req));
     const params = url.searchParams;
-    const defs = filtersFor(ctx, model, model.customFields ? await ctx.extras.customFields(model.label) : []);
+    const defs = cachedFilters(ctx, model, model.customFields ? await ctx.extras.customFields(model.label) : []);
     const filter = await buildFilter(defs, params, { strict: ctx.settings.strictFiltering });
     if (filter.ignored.length) res.setHeader('X-Ignored-Parameters', filter.ignored.join(','));
     const page = parsePage(params, ctx.settings.paginateCount, ctx.settings.maxPageSize);
@@ -85,7 +85,7 @@ export function mountModel(app: Express, ctx: ServiceContext, model: ModelDef): 
     const mode: Mode = wantsBrief(params) ? 'brief' : 'full';
     const results = await represent(ctx, model, rows, mode, base(req));
     const links = pageLinks(url, page, count);
-    res.json({ count, next: links.next, previous: links.previous, results });
+    sendJson(res, 200, { count, next: links.next, previous: links.previous, results });
   }
 
   async function retrieve(req: Request, res: Response) {
@@ -95,7 +95,7 @@ export function mountModel(app: Express, ctx: ServiceContext, model: ModelDef): 
     if (!row) throw new NotFound();
     const params = requestUrl(req, base(req)).searchParams;
     const [rep] = await represent(ctx, model, [row], wantsBrief(params) ? 'brief' : 'full', base(req));
-    res.json(rep);
+    sendJson(res, 200, rep);
   }
 
   async function create(req: Request, res: Response) {
@@ -140,7 +140,7 @@ export function mountModel(app: Express, ctx: ServiceContext, model: ModelDef): 
     await committed();
     const out = await respondObjects(ctx, model, ids, base(req));
     if (!bulk) res.setHeader('Location', String(out[0].url));
-    res.status(201).json(bulk ? out : out[0]);
+    sendJson(res, 201, bulk ? out : out[0]);
   }
 
   async function updateOne(req: Request, res: Response, partial: boolean) {
@@ -157,7 +157,7 @@ export function mountModel(app: Express, ctx: ServiceContext, model: ModelDef): 
     });
     await committed();
     const [rep] = await respondObjects(ctx, model, [id], base(req));
-    res.json(rep);
+    sendJson(res, 200, rep);
   }
 
   async function bulkUpdate(req: Request, res: Response, partial: boolean) {
@@ -182,7 +182,7 @@ export function mountModel(app: Express, ctx: ServiceContext, model: ModelDef): 
       return done;
     });
     await committed();
-    res.json(await respondObjects(ctx, model, ids, base(req)));
+    sendJson(res, 200, await respondObjects(ctx, model, ids, base(req)));
   }
 
   async function destroyOne(req: Request, res: Response) {
