@@ -82,7 +82,7 @@ export function errorHandler(log: Logger) {
       res.status(status).json({ detail: (err as Error).message });
       return;
     }
-    log.error({ err, method: req.method, path: req.path }, 'unhandled error');
+    log.error({ err, method: req.method, path: req.path, request_id: res.getHeader('X-Request-ID') }, 'unhandled error');
     res.status(500).json({ error: 'Internal server error', exception: 'ServerError', detail: 'Internal server error' });
   };
 }

@@ -47,7 +47,7 @@ export function createServiceProxies(urls: Record<string, string>, minter: Ident
             proxyReq.setHeader(IDENTITY_HEADER, minter.mint(identity));
           },
           error: (err, req, res) => {
-            log.warn({ err: { message: err.message, code: (err as NodeJS.ErrnoException).code }, service, path: (req as Request).path }, 'service unavailable');
+            log.warn({ err: { message: err.message, code: (err as NodeJS.ErrnoException).code }, service, path: (req as Request).path, request_id: locals(res as Response).requestId }, 'service unavailable');
             const out = res as http.ServerResponse;
             if (typeof out.writeHead !== 'function') return; // websocket upgrade: not used
             if (out.headersSent) {
