@@ -30,7 +30,7 @@ function persistentSecret(file) {
 
 async function main() {
   const dataDir = process.env.DATA_DIR || path.join(root, '.data');
-  const pg = await startPostgres({ persistent: true, dataDir: path.join(dataDir, 'postgres'), log: (m) => log.debug(m) });
+  const pg = await startPostgres({ persistent: true, dataDir: path.join(dataDir, 'postgres'), prefer: ['embedded', 'local'], log: (m) => log.debug(m) });
   log.info({ kind: pg.kind }, 'PostgreSQL ready');
   const secret = process.env.INTERNAL_TOKEN_SECRET || persistentSecret(path.join(dataDir, 'internal-secret'));
   const names = Object.keys(SERVICES);
