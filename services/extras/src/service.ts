@@ -1,6 +1,7 @@
 import { sql, raw } from '@inventory/filtering';
 import type { BaseConfig } from '@inventory/core';
 import { createRestService, TAGGED_ITEM_TABLE, type RestService, type ServiceContext } from '@inventory/rest';
+import { mountChoices } from './choices';
 import { mountContentTypes } from './contenttypes';
 import { LocalExtras } from './extras-local';
 import { broadcastInvalidation, mountExtrasInternal } from './internal';
@@ -40,6 +41,7 @@ export function createService(config: BaseConfig): RestService {
     routes: (app, ctx) => {
       mountExtrasInternal(app, ctx);
       mountContentTypes(app, ctx);
+      mountChoices(app, ctx);
     },
   });
 }

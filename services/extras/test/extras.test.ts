@@ -190,3 +190,28 @@ describe('object custom fields', () => {
     expect(missing.body.custom_fields[0]).toMatch(/^Unknown related object/);
   });
 });
+
+describe('choice set choices and custom field filters', () => {
+  test('when a choice set lists its choices, then they are paginated {id, display} pairs filtered by q', async () => {
+    const ex = stack.client('extras');
+    const set = await ex.post('/api/extras/custom-field-choice-sets/', { name: 'Sizes', extra_choices: [['s', 'Small'], ['m', 'Medium'], ['l', 'Large']] });
+    const all = await ex.get(`/api/extras/custom-field-choice-sets/${set.body.id}/choices/`);
+    expect(all.body).toEqual({ count: 3, next: null, previous: null, results: [{ id: 's', display: 'Small' }, { id: 'm', display: 'Medium' }, { id: 'l', display: 'Large' }] });
+    const q = await ex.get(`/api/extras/custom-field-choice-sets/${set.body.id}/choices/?q=med`);
+    expect(q.body.results).toEqual([{ id: 'm', display: 'Medium' }]);
+    const paged = await ex.get(`/api/extras/custom-field-choice-sets/${set.body.id}/choices/?limit=1&offset=1`);
+    expect(paged.body.results).toEqual([{ id: 'm', display: 'Medium' }]);
+    expect(paged.body.next).toMatch(/limit=1&offset=2$/);
+    expect((await ex.get('/api/extras/custom-field-choice-sets/999999/choices/')).status).toBe(404);
+  });
+
+  test('when custom fields are filtered by content type id, then only those assigned to it come back', async () => {
+    const ex = stack.client('extras');
+    await ex.post('/api/extras/custom-fields/', { name: 'only_contacts', content_types: ['tenancy.contact'] });
+    const cts = await ex.get('/api/extras/content-types/?app_label=tenancy&model=contact');
+    const r = await ex.get(`/api/extras/custom-fields/?content_type_id=${cts.body.results[0].id}&name=only_contacts`);
+    expect(r.body.count).toBe(1);
+    const none = await ex.get(`/api/extras/custom-fields/?content_type_id__n=${cts.body.results[0].id}&name=only_contacts`);
+    expect(none.body.count).toBe(0);
+  });
+});
