@@ -144,6 +144,12 @@ function mountInternal(app: Express, ctx: ServiceContext): void {
     );
     res.json({ counts: Object.fromEntries(rows.map((r) => [String(r.tag_id), Number(r.n)])) });
   });
+  app.post('/internal/tags/used', async (req, res) => {
+    const rows = await ctx.db.query(
+      sql`SELECT DISTINCT tag_id FROM ${raw(ctx.db.table(TAGGED_ITEM_TABLE))} WHERE content_type = ANY(${(req.body?.content_types ?? []).map(String)}::text[])`,
+    );
+    res.json({ ids: rows.map((r) => Number(r.tag_id)) });
+  });
   app.post('/internal/cache/invalidate', (_req, res) => {
     ctx.extras.invalidate();
     res.json({ ok: true });

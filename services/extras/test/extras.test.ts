@@ -108,6 +108,10 @@ describe('tags and custom fields on another service', () => {
     expect(cleared.body.tags).toEqual([]);
     const counted = await ex.get(`/api/extras/tags/${red.id}/`);
     expect(counted.body.tagged_items).toBe(1);
+    const used = await ex.get('/api/extras/tags/?content_type=tenancy.tenant');
+    expect(used.body.results.map((t: { slug: string }) => t.slug)).toEqual(['red']);
+    const ct = (await ex.get('/api/extras/content-types/?app_label=tenancy&model=tenant')).body.results[0];
+    expect((await ex.get(`/api/extras/tags/?content_type_id=${ct.id}`)).body.count).toBe(1);
   });
 
   test('when a tag is restricted to other object types, then it cannot be put on a tenant', async () => {

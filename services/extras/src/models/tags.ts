@@ -1,6 +1,28 @@
 import { contentType, contentTypeById } from '@inventory/refs';
 import { sql, raw, or, type FilterDef } from '@inventory/filtering';
-import { defineModel, f, type ModelDef } from '@inventory/rest';
+import { defineModel, f, TAGGED_ITEM_TABLE, type ModelDef, type ServiceContext } from '@inventory/rest';
+
+/** Tags in use on objects of the given types: asked of each owning service (tags live beside the objects). */
+async function usedOn(ctx: ServiceContext, labels: string[]) {
+  const byService = new Map<string, string[]>();
+  for (const l of labels) {
+    const ct = contentType(l);
+    if (ct) byService.set(ct.service, [...(byService.get(ct.service) ?? []), ct.label]);
+  }
+  const ids = new Set<number>();
+  await Promise.all(
+    [...byService].map(async ([service, types]) => {
+      if (service === ctx.name) {
+        const rows = await ctx.db.query(sql`SELECT DISTINCT tag_id FROM ${raw(ctx.db.table(TAGGED_ITEM_TABLE))} WHERE content_type = ANY(${types}::text[])`);
+        rows.forEach((r) => ids.add(Number(r.tag_id)));
+      } else if (ctx.refs.has(service)) {
+        const res = await ctx.refs.call<{ ids: number[] }>(service, 'POST', '/internal/tags/used', { content_types: types });
+        res.ids.forEach((id) => ids.add(id));
+      }
+    }),
+  );
+  return sql`t.id = ANY(${[...ids]}::bigint[])`;
+}
 
 const taggable = (label: string) => !!contentType(label)?.features.tags;
 
@@ -23,7 +45,7 @@ export const tag: ModelDef = defineModel({
   ordering: ['name'],
   search: ['name', 'slug', 'description'],
   skipFilters: ['object_types'],
-  filters: (): FilterDef[] => {
+  filters: (ctx): FilterDef[] => {
     const byId = (v: string) => contentTypeById(Number(v))?.label ?? '';
     return [
       {
@@ -31,6 +53,17 @@ export const tag: ModelDef = defineModel({
         name: 'object_types',
         valueType: 'integer',
         apply: (values) => or(values.map((v) => sql`t.object_types @> ARRAY[${byId(v)}]::varchar[]`)),
+      },
+      {
+        kind: 'method',
+        name: 'content_type',
+        apply: (values) => usedOn(ctx, values.map((v) => contentType(v)?.label ?? v)),
+      },
+      {
+        kind: 'method',
+        name: 'content_type_id',
+        valueType: 'integer',
+        apply: (values) => usedOn(ctx, values.map(byId)),
       },
       {
         kind: 'method',
@@ -45,4 +78,3 @@ export const tag: ModelDef = defineModel({
   },
 });
 
-export { raw };
