@@ -1,6 +1,6 @@
 import type { FilterDef } from '@inventory/filtering';
 import type { FieldDef } from './fields';
-import type { Row, WriteContext } from './types';
+import type { Change, Row, WriteContext } from './types';
 import type { ServiceContext } from './registry';
 
 /**
@@ -74,7 +74,7 @@ export interface ModelHooks {
   /** Runs inside the delete transaction before rows go (e.g. remove dependants). */
   beforeDelete?: (ids: number[], ctx: WriteContext) => Promise<void>;
   /** After a write committed (e.g. tell other services to drop caches). */
-  afterCommit?: (ctx: ServiceContext) => Promise<void> | void;
+  afterCommit?: (ctx: ServiceContext, changes: Change[]) => Promise<void> | void;
 }
 
 export type ModelInput = Omit<

@@ -10,7 +10,7 @@ import { pageLinks, parsePage } from './pagination';
 import { fetchByIds, fetchPage, orderBy } from './query';
 import { areaOf, type ServiceContext } from './registry';
 import { represent, type Mode } from './serialize';
-import type { Row, WriteContext } from './types';
+import type { Change, Row, WriteContext } from './types';
 import { baseUrl } from './urls';
 import { notADict, prepare, insert, update, remove } from './write';
 import type { Tx } from './db';
@@ -63,8 +63,11 @@ export function mountModel(app: Express, ctx: ServiceContext, model: ModelDef): 
   const listPath = `/api/${areaOf(model, ctx)}/${model.endpoint}/`;
   const detailPath = `${listPath}:id/`;
   const base = (req: Request) => baseUrl(req, ctx.settings.publicUrl);
-  const committed = async () => {
-    if (model.hooks.afterCommit) await model.hooks.afterCommit(ctx);
+  const table = raw(ctx.db.table(model.table));
+  /** Rows as they are now, inside the write's transaction (the "after" of a change). */
+  const current = (tx: Tx, ids: number[]) => (ids.length ? tx.query(sql`SELECT * FROM ${table} WHERE id = ANY(${ids}::bigint[]) ORDER BY id`) : Promise.resolve([]));
+  const committed = async (changes: Change[]) => {
+    if (model.hooks.afterCommit && changes.length) await model.hooks.afterCommit(ctx, changes);
   };
 
   async function list(req: Request, res: Response) {
@@ -108,6 +111,7 @@ export function mountModel(app: Express, ctx: ServiceContext, model: ModelDef): 
       if (body === undefined) throw new ValidationError(requiredErrors(model));
       throw notADict(body);
     }
+    let changes: Change[] = [];
     const ids = await ctx.db.transaction(async (tx) => {
       const wctx = writeContext(ctx, tx, identity);
       // validate everything first: errors come back as a list with {} for good items
@@ -135,9 +139,10 @@ export function mountModel(app: Express, ctx: ServiceContext, model: ModelDef): 
         }
       }
       await checkScope(ctx, model, created, scope, tx);
+      changes = (await current(tx, created)).map((after) => ({ before: null, after }));
       return created;
     });
-    await committed();
+    await committed(changes);
     const out = await respondObjects(ctx, model, ids, base(req));
     if (!bulk) res.setHeader('Location', String(out[0].url));
     sendJson(res, 201, bulk ? out : out[0]);
@@ -148,14 +153,15 @@ export function mountModel(app: Express, ctx: ServiceContext, model: ModelDef): 
     const identity = identityOf(res);
     const scope = requirePermission(ctx, model, identity, 'change');
     if (Array.isArray(req.body)) throw new ValidationError({ non_field_errors: ['Expected a dictionary, but got list. Use the list URL for bulk updates.'] });
-    await ctx.db.transaction(async (tx) => {
-      const [existing] = await tx.query(sql`SELECT * FROM ${raw(ctx.db.table(model.table))} t WHERE t.id = ${id} AND ${scope} FOR UPDATE`);
+    const changes = await ctx.db.transaction(async (tx) => {
+      const [existing] = await tx.query(sql`SELECT * FROM ${table} t WHERE t.id = ${id} AND ${scope} FOR UPDATE`);
       if (!existing) throw new NotFound();
       const p = await prepare(ctx, model, req.body ?? {}, partial ? 'patch' : 'put', existing, writeContext(ctx, tx, identity));
       await update(ctx, model, id, p, existing, tx);
       await checkScope(ctx, model, [id], scope, tx);
+      return (await current(tx, [id])).map((after) => ({ before: existing, after }));
     });
-    await committed();
+    await committed(changes);
     const [rep] = await respondObjects(ctx, model, [id], base(req));
     sendJson(res, 200, rep);
   }
@@ -164,6 +170,7 @@ export function mountModel(app: Express, ctx: ServiceContext, model: ModelDef): 
     const identity = identityOf(res);
     const scope = requirePermission(ctx, model, identity, 'change');
     const items = bulkItems(req.body);
+    let changes: Change[] = [];
     const ids = await ctx.db.transaction(async (tx) => {
       const wanted = items.map((i) => Number(i.id));
       const rows = await tx.query(
@@ -179,9 +186,11 @@ export function mountModel(app: Express, ctx: ServiceContext, model: ModelDef): 
       }
       const done = rows.map((r) => Number(r.id));
       await checkScope(ctx, model, done, scope, tx);
+      const before = new Map(rows.map((r) => [Number(r.id), r]));
+      changes = (await current(tx, done)).map((after) => ({ before: before.get(Number(after.id)) ?? null, after }));
       return done;
     });
-    await committed();
+    await committed(changes);
     sendJson(res, 200, await respondObjects(ctx, model, ids, base(req)));
   }
 
@@ -189,12 +198,13 @@ export function mountModel(app: Express, ctx: ServiceContext, model: ModelDef): 
     const id = parseId(String(req.params.id));
     const identity = identityOf(res);
     const scope = requirePermission(ctx, model, identity, 'delete');
-    await ctx.db.transaction(async (tx) => {
-      const [existing] = await tx.query(sql`SELECT id FROM ${raw(ctx.db.table(model.table))} t WHERE t.id = ${id} AND ${scope} FOR UPDATE`);
+    const changes = await ctx.db.transaction(async (tx) => {
+      const [existing] = await tx.query(sql`SELECT * FROM ${table} t WHERE t.id = ${id} AND ${scope} FOR UPDATE`);
       if (!existing) throw new NotFound();
       await remove(ctx, model, [id], writeContext(ctx, tx, identity));
+      return [{ before: existing, after: null }];
     });
-    await committed();
+    await committed(changes);
     res.status(204).end();
   }
 
@@ -202,13 +212,14 @@ export function mountModel(app: Express, ctx: ServiceContext, model: ModelDef): 
     const identity = identityOf(res);
     const scope = requirePermission(ctx, model, identity, 'delete');
     const items = bulkItems(req.body);
-    await ctx.db.transaction(async (tx) => {
+    const changes = await ctx.db.transaction(async (tx) => {
       const rows = await tx.query(
-        sql`SELECT id FROM ${raw(ctx.db.table(model.table))} t WHERE t.id = ANY(${items.map((i) => Number(i.id))}::bigint[]) AND ${scope} FOR UPDATE`,
+        sql`SELECT * FROM ${table} t WHERE t.id = ANY(${items.map((i) => Number(i.id))}::bigint[]) AND ${scope} FOR UPDATE`,
       );
       await remove(ctx, model, rows.map((r) => Number(r.id)), writeContext(ctx, tx, identity));
+      return rows.map((before) => ({ before, after: null }));
     });
-    await committed();
+    await committed(changes);
     res.status(204).end();
   }
 

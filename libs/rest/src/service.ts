@@ -144,6 +144,15 @@ function mountInternal(app: Express, ctx: ServiceContext): void {
     );
     res.json({ counts: Object.fromEntries(rows.map((r) => [String(r.tag_id), Number(r.n)])) });
   });
+  app.post('/internal/custom-fields/data', async (req, res) => {
+    const b = req.body ?? {};
+    let updated = 0;
+    for (const m of ctx.models.values()) {
+      if (!m.customFields || !(b.content_types ?? []).includes(m.label)) continue;
+      updated += await rewriteCustomFieldData(ctx, m, b.op, String(b.name), b);
+    }
+    res.json({ updated });
+  });
   app.post('/internal/tags/used', async (req, res) => {
     const rows = await ctx.db.query(
       sql`SELECT DISTINCT tag_id FROM ${raw(ctx.db.table(TAGGED_ITEM_TABLE))} WHERE content_type = ANY(${(req.body?.content_types ?? []).map(String)}::text[])`,
@@ -165,4 +174,26 @@ function mountInternal(app: Express, ctx: ServiceContext): void {
     }
     res.json({ paths, components: { schemas } });
   });
+}
+
+/**
+ * NetBox's side effects of editing a custom field, applied to stored values:
+ * `populate` writes the default into objects that lack the key (a content type
+ * was added), `remove` drops the key, `rename` moves it.
+ */
+export async function rewriteCustomFieldData(ctx: ServiceContext, m: ModelDef, op: string, name: string, b: { default?: unknown; new_name?: string }): Promise<number> {
+  const table = raw(ctx.db.table(m.table));
+  let rows: Record<string, unknown>[] = [];
+  if (op === 'populate') {
+    rows = await ctx.db.query(
+      sql`UPDATE ${table} SET custom_field_data = custom_field_data || jsonb_build_object(${name}::text, ${JSON.stringify(b.default ?? null)}::jsonb) WHERE NOT custom_field_data ? ${name} RETURNING id`,
+    );
+  } else if (op === 'remove') {
+    rows = await ctx.db.query(sql`UPDATE ${table} SET custom_field_data = custom_field_data - ${name}::text WHERE custom_field_data ? ${name} RETURNING id`);
+  } else if (op === 'rename' && b.new_name) {
+    rows = await ctx.db.query(
+      sql`UPDATE ${table} SET custom_field_data = (custom_field_data - ${name}::text) || jsonb_build_object(${b.new_name}::text, custom_field_data -> ${name}::text) WHERE custom_field_data ? ${name} RETURNING id`,
+    );
+  } else throw new ValidationError({ op: [`Unknown operation ${op}.`] });
+  return rows.length;
 }

@@ -13,3 +13,9 @@ export interface WriteContext {
   /** Lookups already done in this request (bulk writes name the same related objects again and again). */
   memo?: Map<string, Promise<unknown>>;
 }
+
+/** One object's rows before and after a committed write (null before a create, after a delete). */
+export interface Change {
+  before: Row | null;
+  after: Row | null;
+}

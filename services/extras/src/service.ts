@@ -2,6 +2,7 @@ import { sql, raw } from '@inventory/filtering';
 import type { BaseConfig } from '@inventory/core';
 import { createRestService, TAGGED_ITEM_TABLE, type RestService, type ServiceContext } from '@inventory/rest';
 import { mountChoices } from './choices';
+import { applyCustomFieldChanges } from './customfield-effects';
 import { mountContentTypes } from './contenttypes';
 import { LocalExtras } from './extras-local';
 import { broadcastInvalidation, mountExtrasInternal } from './internal';
@@ -24,7 +25,11 @@ async function taggedItems(ctx: ServiceContext, ids: number[]): Promise<Map<numb
 }
 
 export function createService(config: BaseConfig): RestService {
-  for (const m of [tag, customField, choiceSet]) m.hooks.afterCommit = (ctx) => broadcastInvalidation(ctx);
+  for (const m of [tag, choiceSet]) m.hooks.afterCommit = (ctx) => broadcastInvalidation(ctx);
+  customField.hooks.afterCommit = async (ctx, changes) => {
+    await applyCustomFieldChanges(ctx, changes);
+    await broadcastInvalidation(ctx);
+  };
   tag.hooks.decorate = async (rows, out, { brief, service }) => {
     if (brief || !rows.length) return;
     const counts = await taggedItems(service, rows.map((r) => Number(r.id)));

@@ -219,3 +219,24 @@ describe('choice set choices and custom field filters', () => {
     expect(none.body.count).toBe(0);
   });
 });
+
+describe('custom field side effects', () => {
+  test('when a field is added to a type, renamed, and removed, then existing objects get the default, the new key, and lose it', async () => {
+    const ex = stack.client('extras');
+    const ten = stack.client('tenancy');
+    const contact = (await ten.post('/api/tenancy/contacts/', { name: 'Before the field' })).body;
+    const cf = (await ex.post('/api/extras/custom-fields/', { name: 'tier', content_types: ['dcim.site'], type: 'integer', default: 3 })).body;
+    expect((await ex.patch(`/api/extras/custom-fields/${cf.id}/`, { content_types: ['dcim.site', 'tenancy.contact'] })).status).toBe(200);
+    expect((await ten.get(`/api/tenancy/contacts/?cf_tier=3&id=${contact.id}`)).body.count).toBe(1);
+    await ex.patch(`/api/extras/custom-fields/${cf.id}/`, { name: 'level' });
+    const renamed = (await ten.get(`/api/tenancy/contacts/${contact.id}/`)).body;
+    expect(renamed.custom_fields.level).toBe(3);
+    expect('tier' in renamed.custom_fields).toBe(false);
+    expect((await ten.get(`/api/tenancy/contacts/?cf_level=3&id=${contact.id}`)).body.count).toBe(1);
+    await ex.delete(`/api/extras/custom-fields/${cf.id}/`);
+    const gone = (await ten.get(`/api/tenancy/contacts/${contact.id}/`)).body;
+    expect('level' in gone.custom_fields).toBe(false);
+    expect((await ten.get(`/api/tenancy/contacts/?cf_level=3`)).status).toBe(200);
+    expect((await ten.get(`/api/tenancy/contacts/?cf_level=3`)).headers.get('x-ignored-parameters')).toBe('cf_level');
+  });
+});
