@@ -16,6 +16,8 @@ import { SchemaBuilder } from './schema';
 import { Sessions, sessionSecret } from './session';
 import { mountStatus, probeServices } from './status';
 import { TokenVerifier } from './tokens';
+import { withFastPath } from './fast-path';
+import type { RequestListener } from 'node:http';
 
 export interface Gateway {
   app: Express;
@@ -89,7 +91,7 @@ export function createGateway(config: GatewayConfig, opts: { log?: Logger } = {}
     app,
     tokens,
     async start(port = config.PORT) {
-      server = await listen(app, port, config.HOST);
+      server = await listen(withFastPath(app as unknown as RequestListener, { verifier: tokens, proxies, urls, log }), port, config.HOST);
       log.info({ port: server.port, services: Object.keys(urls) }, 'gateway listening');
       return server;
     },

@@ -102,6 +102,19 @@ describe('authentication through the gateway', () => {
 });
 
 describe('the public face', () => {
+  test('when a token request takes the proxy fast path, then it carries the same headers as any other answer', async () => {
+    const ok = await gw.get('/api/tenancy/tenants/?limit=1', token(adminKey));
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get('api-version')).toBe('3.7');
+    expect(ok.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    const bad = await gw.get('/api/tenancy/tenants/', token('f'.repeat(40)));
+    expect([bad.status, bad.body, bad.headers.get('api-version')]).toEqual([403, { detail: 'Invalid token' }, '3.7']);
+    const malformed = await gw.get('/api/tenancy/tenants/', { headers: { authorization: 'Token a b' }, identity: null });
+    expect(malformed.body).toEqual({ detail: 'Invalid token header. Token string should not contain spaces.' });
+    const undeployed = await gw.get('/api/dcim/sites/', token(adminKey));
+    expect(undeployed.status).toBe(404);
+  });
+
   test('when a path lacks its trailing slash, then 302 to the slashed path with the query kept', async () => {
     const r = await gw.get('/api/tenancy/tenants?limit=1', token(adminKey));
     expect(r.status).toBe(302);
