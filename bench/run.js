@@ -18,9 +18,9 @@ const { startPostgres, freePort } = require('@inventory/infra');
 const { signIdentity } = require('@inventory/auth');
 const { load } = require('./load');
 
-const SECONDS = Number(process.env.BENCH_SECONDS || 10);
+const SECONDS = Number(process.env.BENCH_SECONDS || 8);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 32);
-const ROUNDS = Number(process.env.BENCH_ROUNDS || 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS || 7);
 const PATH = '/api/tenancy/tenants/?limit=50';
 
 function child(script, env) {
