@@ -64,8 +64,12 @@ export function mountModel(app: Express, ctx: ServiceContext, model: ModelDef): 
   const detailPath = `${listPath}:id/`;
   const base = (req: Request) => baseUrl(req, ctx.settings.publicUrl);
   const table = raw(ctx.db.table(model.table));
-  /** Rows as they are now, inside the write's transaction (the "after" of a change). */
-  const current = (tx: Tx, ids: number[]) => (ids.length ? tx.query(sql`SELECT * FROM ${table} WHERE id = ANY(${ids}::bigint[]) ORDER BY id`) : Promise.resolve([]));
+  /**
+   * Rows as they are now, inside the write's transaction (the "after" of a
+   * change); read only when the model has an afterCommit hook to hand them to.
+   */
+  const current = (tx: Tx, ids: number[]) =>
+    ids.length && model.hooks.afterCommit ? tx.query(sql`SELECT * FROM ${table} WHERE id = ANY(${ids}::bigint[]) ORDER BY id`) : Promise.resolve([]);
   const committed = async (changes: Change[]) => {
     if (model.hooks.afterCommit && changes.length) await model.hooks.afterCommit(ctx, changes);
   };

@@ -1,5 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import { NotAuthenticated, PermissionDenied } from '@inventory/core';
+import type { Identity } from '@inventory/auth';
 import { csrfFailed, submittedCsrf } from './csrf';
 import { ANONYMOUS, locals } from './identity';
 import { clientIp } from './forwarded';
@@ -19,6 +20,11 @@ function isOpenPath(path: string): boolean {
   if (path === '/api/' || path === '/api/docs/' || path === '/api/schema/') return true;
   const m = /^\/api\/([^/]+)\/$/.exec(path);
   return !!m && (ROOT_AREAS as readonly string[]).includes(m[1]);
+}
+
+/** A write-disabled token may only read (checked before any model permission, as in NetBox). */
+export function requireWritable(method: string | undefined, identity: Identity): void {
+  if (!SAFE_METHODS.has(method ?? 'GET') && !identity.token?.write_enabled) throw new PermissionDenied();
 }
 
 /**
@@ -57,7 +63,7 @@ export function authenticate(verifier: TokenVerifier, loginRequired: boolean, se
       locals(res).identity = ANONYMOUS;
       return next();
     }
-    if (!safe && !verified.identity.token?.write_enabled) throw new PermissionDenied();
+    requireWritable(req.method, verified.identity);
     locals(res).identity = verified.identity;
     next();
   };
