@@ -8,12 +8,11 @@ import type { ExtrasApi } from './features';
 import { filtersFor } from './filters';
 import type { ModelDef } from './model';
 import { COMMON_SCHEMAS, modelOpenApi } from './openapi';
-import { fetchByIds } from './query';
 import { resolveLocal } from './relations';
 import { areaOf, type ServiceContext } from './registry';
 import { mountModel } from './router';
 import { migrate, TAGGED_ITEM_TABLE, type Migration } from './schema';
-import { represent } from './serialize';
+import { nestedFor } from './serialize';
 import { keyResolver } from './filters';
 import { baseUrl } from './urls';
 import { sql, raw, ident } from '@inventory/filtering';
@@ -121,9 +120,9 @@ function mountInternal(app: Express, ctx: ServiceContext): void {
     res.json({ results: await resolveLocal(ctx, model(req.body?.model), req.body?.refs ?? []) });
   });
   app.post('/internal/nested', async (req, res) => {
-    const m = model(req.body?.model);
-    const rows = await fetchByIds(ctx, m, (req.body?.ids ?? []).map(Number));
-    res.json({ objects: await represent(ctx, m, rows, 'nested', String(req.body?.base ?? '')) });
+    // the same answer a local relation gets (nestedFor): plain rows, no count annotations
+    const objects = await nestedFor(ctx, model(req.body?.model).label, (req.body?.ids ?? []).map(Number), String(req.body?.base ?? ''));
+    res.json({ objects: [...objects.values()] });
   });
   app.post('/internal/keys', async (req, res) => {
     const found = await keyResolver(ctx, model(req.body?.model).label, String(req.body?.key), !!req.body?.tree)((req.body?.values ?? []).map(String));
