@@ -84,4 +84,4 @@ export function parseServiceUrls(value: string): Record<string, string> {
   return out;
 }
 
-export { Joi, bool as joiBool };
+export { Joi };

@@ -180,7 +180,3 @@ export function columnOf(name: string, field: FieldDef): string | null {
   if (field.type === 'fk') return `${name}_id`;
   return name;
 }
-
-export function isStored(field: FieldDef): boolean {
-  return !field.virtual && field.type !== 'm2m' && field.type !== 'generic';
-}

@@ -1,4 +1,4 @@
-import { type FilterDef, type Sql, sql, raw, ident, and, or, notInList } from '@inventory/filtering';
+import { type FilterDef, type Sql, sql, raw, ident, and, or } from '@inventory/filtering';
 import { ValidationError } from '@inventory/core';
 import { customFieldFilters, type CustomFieldDef } from './customfields';
 import { TEXT_TYPES } from './fields';
@@ -166,7 +166,6 @@ function tagFilters(ctx: ServiceContext, model: ModelDef): FilterDef[] {
   ];
 }
 
-export { notInList };
 
 const filterCache = new WeakMap<ServiceContext, WeakMap<ModelDef, { cf: CustomFieldDef[]; defs: FilterDef[] }>>();
 

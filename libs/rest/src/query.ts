@@ -1,4 +1,4 @@
-import { type Sql, sql, raw, ident, and, or, join } from '@inventory/filtering';
+import { type Sql, sql, raw, ident, join } from '@inventory/filtering';
 import type { ModelDef } from './model';
 import type { Queryable } from './db';
 import type { ServiceContext } from './registry';
@@ -115,4 +115,3 @@ export async function fetchByIds(ctx: ServiceContext, model: ModelDef, ids: numb
   return ids.map((id) => byId.get(id)).filter((r): r is Row => !!r);
 }
 
-export { and, or };

@@ -25,10 +25,6 @@ export interface ServiceContext {
   log: Logger;
 }
 
-export function localModel(ctx: ServiceContext, label: string): ModelDef | undefined {
-  return ctx.models.get(label);
-}
-
 /** The area a model's URLs live under (auth.user is served at /api/users/users/). */
 export function areaOf(model: ModelDef, ctx: ServiceContext): string {
   return model.app === ctx.area ? model.app : ctx.area;

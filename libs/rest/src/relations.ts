@@ -1,4 +1,3 @@
-import { ValidationError } from '@inventory/core';
 import { type Sql, sql, raw, and, ident } from '@inventory/filtering';
 import { columnOf } from './fields';
 import { flattenAttrs, pyRepr } from './format';
@@ -97,10 +96,4 @@ export async function resolveRefs(ctx: ServiceContext, label: string, refs: unkn
   if (!ctx.refs.has(owner)) return refs.map((r) => ({ error: typeof r === 'number' ? NOT_FOUND_ID(r) : `Related object not found: ${label} is not available.` }));
   const res = await ctx.refs.call<{ results: RefResult[] }>(owner, 'POST', '/internal/resolve', { model: label, refs });
   return res.results;
-}
-
-/** Throws a field error for the first unresolved reference. */
-export function expectResolved(field: string, result: RefResult): number {
-  if ('error' in result) throw ValidationError.field(field, result.error);
-  return result.id;
 }

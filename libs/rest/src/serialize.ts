@@ -1,4 +1,4 @@
-import { sql, raw, ident } from '@inventory/filtering';
+import { sql, raw } from '@inventory/filtering';
 import type { ChoiceField, FieldDef } from './fields';
 import { isoDateTime } from './format';
 import { renderCustomFields } from './customfields';
@@ -196,4 +196,3 @@ export async function represent(ctx: ServiceContext, model: ModelDef, rows: Row[
   return out;
 }
 
-export { ident };
