@@ -37,7 +37,7 @@ export const choiceSet: ModelDef = defineModel({
   table: 'custom_field_choice_set',
   verboseName: 'custom field choice set',
   fields: {
-    name: f.name(100, { unique: 'custom field choice set with this name already exists.' }),
+    name: f.name(100, { unique: true }),
     description: f.description(),
     base_choices: f.choice(
       [
@@ -86,7 +86,7 @@ export const customField: ModelDef = defineModel({
     object_type: f.contentType({ nullable: true }),
     data_type: f.string(20, { readOnly: true, virtual: true, filter: false }),
     name: f.name(50, {
-      unique: 'custom field with this name already exists.',
+      unique: true,
       pattern: { regex: /^[a-z0-9_]+$/i, message: 'Only alphanumeric characters and underscores are allowed.' },
     }),
     label: f.string(50),

@@ -31,8 +31,8 @@ export const tag: ModelDef = defineModel({
   endpoint: 'tags',
   verboseName: 'tag',
   fields: {
-    name: f.name(100, { unique: 'tag with this name already exists.' }),
-    slug: f.slug(100, { unique: 'tag with this slug already exists.' }),
+    name: f.name(100, { unique: true }),
+    slug: f.slug(100, { unique: true }),
     color: f.color({ default: '9e9e9e' }),
     description: f.description(),
     object_types: f.contentTypes({ allowed: taggable, default: [] }),

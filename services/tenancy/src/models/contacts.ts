@@ -37,8 +37,8 @@ export const contactRole: ModelDef = defineModel({
   table: 'contact_role',
   verboseName: 'contact role',
   fields: {
-    name: f.name(100, { unique: 'contact role with this name already exists.' }),
-    slug: f.slug(100, { unique: 'contact role with this slug already exists.' }),
+    name: f.name(100, { unique: true }),
+    slug: f.slug(100, { unique: true }),
     description: f.description(),
   },
   brief: ['name', 'slug'],

@@ -9,8 +9,8 @@ export const tenantGroup: ModelDef = defineModel({
   table: 'tenant_group',
   verboseName: 'tenant group',
   fields: {
-    name: f.name(100, { unique: 'tenant group with this name already exists.' }),
-    slug: f.slug(100, { unique: 'tenant group with this slug already exists.' }),
+    name: f.name(100, { unique: true }),
+    slug: f.slug(100, { unique: true }),
     parent: f.fk('tenancy.tenantgroup', 'CASCADE', { nullable: true }),
     description: f.description(),
   },

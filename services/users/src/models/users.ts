@@ -17,7 +17,7 @@ export const group: ModelDef = defineModel({
   table: 'group',
   verboseName: 'group',
   fields: {
-    name: f.name(150, { unique: 'group with this name already exists.' }),
+    name: f.name(150, { unique: true }),
     user_count: f.integer({ readOnly: true, virtual: true }),
   },
   tags: false,
