@@ -57,13 +57,16 @@ export function jsonBody(limit = 10 * 1024 * 1024) {
  * Writes a JSON answer. Lighter than express's res.json (no ETag, freshness
  * or charset work), which matters on list pages of a thousand objects.
  */
-export function sendJson(res: Response, status: number, body: unknown): void {
+export function sendJson(res: http.ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
   res.statusCode = status;
   res.setHeader('Content-Type', 'application/json');
   res.setHeader('Content-Length', Buffer.byteLength(text));
   res.end(text);
 }
+
+/** What a 500 says: nothing about the failure itself (that goes to the log with the request id). */
+export const SERVER_ERROR = { error: 'Internal server error', exception: 'ServerError', detail: 'Internal server error' };
 
 /** The one place where errors become responses. */
 export function errorHandler(log: Logger) {
@@ -83,7 +86,7 @@ export function errorHandler(log: Logger) {
       return;
     }
     log.error({ err, method: req.method, path: req.path, request_id: res.getHeader('X-Request-ID') }, 'unhandled error');
-    res.status(500).json({ error: 'Internal server error', exception: 'ServerError', detail: 'Internal server error' });
+    sendJson(res, 500, SERVER_ERROR);
   };
 }
 

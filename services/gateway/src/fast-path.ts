@@ -1,6 +1,6 @@
 import type { RequestListener, ServerResponse } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
-import { HttpError, type Logger } from '@inventory/core';
+import { HttpError, SERVER_ERROR, sendJson, type Logger } from '@inventory/core';
 import { requireWritable } from './auth';
 import { beginRequest } from './request-id';
 import { clientIp } from './forwarded';
@@ -57,12 +57,8 @@ function sendError(res: ServerResponse, err: unknown, log: Logger, requestId: st
     res.destroy();
     return;
   }
-  const known = err instanceof HttpError;
-  if (!known) log.error({ err, request_id: requestId }, 'unhandled error');
-  const body = JSON.stringify(known ? err.body : { detail: 'Internal server error' });
-  res.statusCode = known ? err.status : 500;
-  res.setHeader('Content-Type', 'application/json');
-  res.setHeader('Content-Length', Buffer.byteLength(body));
-  res.end(body);
+  if (err instanceof HttpError) return sendJson(res, err.status, err.body);
+  log.error({ err, request_id: requestId }, 'unhandled error');
+  sendJson(res, 500, SERVER_ERROR);
 }
 
