@@ -13,7 +13,8 @@ const { startPostgres, freePort } = require('@inventory/infra');
 const { baseConfig, readConfig, createLogger } = require('@inventory/core');
 
 const SERVICES = {
-  users: () => require('@inventory/users').createService,
+  // the users service reads its own variables too (the sign-in rate limits)
+  users: () => (base) => { const u = require('@inventory/users'); return u.createService(readConfig(u.usersConfig, { ...process.env, ...base })); },
   tenancy: () => require('@inventory/tenancy').createService,
   extras: () => require('@inventory/extras').createService,
 };
@@ -31,7 +32,9 @@ function persistentSecret(file) {
 async function main() {
   const dataDir = process.env.DATA_DIR || path.join(root, '.data');
   const pg = await startPostgres({ persistent: true, dataDir: path.join(dataDir, 'postgres'), prefer: ['embedded', 'local'], log: (m) => log.debug(m) });
-  log.info({ kind: pg.kind }, 'PostgreSQL ready');
+  // As root the server runs as `postgres`; when that user cannot reach .data/ (a clone under /root or
+  // another private directory) the data lives in a directory made for it instead: say where.
+  log.info({ kind: pg.kind, data: pg.dataDir }, 'PostgreSQL ready');
   const secret = process.env.INTERNAL_TOKEN_SECRET || persistentSecret(path.join(dataDir, 'internal-secret'));
   const names = Object.keys(SERVICES);
   const ports = {};

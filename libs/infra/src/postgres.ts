@@ -1,19 +1,21 @@
+import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Client } from 'pg';
 import { dockerAvailable } from './docker';
 import { freePort } from './net';
 import {
-  chownR,
   cleanEnv,
-  dataRoot, ensureSystemUser, ensureTraversable, isRoot, killGroup, mkdirp, noLog, pidAlive, pidRuns, runOk, sleep,
-  spawnServer, stopChild, tail, track, userCanWrite, waitForPidExit, which, type Log, type SystemUser,
+  dataRoot, ensureSystemUser, isRoot, killGroup, mkdirp, noLog, pidAlive, pidRuns, reachableTmpDir, runOk, sleep,
+  spawnServer, stopChild, tail, track, userCanReach, waitForPidExit, which, type Log, type SystemUser,
 } from './process';
 
 export interface RunningPostgres {
   /** postgres://user:pass@127.0.0.1:port/dbname */
   url: string;
   kind: 'external' | 'docker' | 'local' | 'embedded';
+  /** Where a local or embedded server keeps its data (which may differ from the dataDir asked for). */
+  dataDir?: string;
   stop(): Promise<void>;
 }
 
@@ -108,6 +110,120 @@ function embeddedBinaries(): PgBinaries | undefined {
   }
 }
 
+const COMPLETE_MARKER = '.inventory-copy-complete';
+
+/** Sorted list of every entry below `dir` (type, size, link target): what a complete copy must match. */
+function treeManifest(dir: string): string {
+  const lines: string[] = [];
+  const walk = (rel: string): void => {
+    for (const name of fs.readdirSync(path.join(dir, rel)).sort()) {
+      const r = path.join(rel, name);
+      if (r === COMPLETE_MARKER) continue;
+      const st = fs.lstatSync(path.join(dir, r));
+      if (st.isSymbolicLink()) lines.push(`l ${r} -> ${fs.readlinkSync(path.join(dir, r))}`);
+      else if (st.isDirectory()) {
+        lines.push(`d ${r}`);
+        walk(r);
+      } else lines.push(`f ${r} ${st.size}`);
+    }
+  };
+  walk('');
+  return lines.join('\n');
+}
+
+/** Files readable (and programs runnable) by everyone, directories searchable: it is a copy made for another user. */
+function openUp(dir: string): void {
+  for (const name of fs.readdirSync(dir)) {
+    const p = path.join(dir, name);
+    const st = fs.lstatSync(p);
+    if (st.isSymbolicLink()) continue;
+    if (st.isDirectory()) {
+      fs.chmodSync(p, 0o755);
+      openUp(p);
+    } else fs.chmodSync(p, st.mode & 0o100 ? 0o755 : 0o644);
+  }
+}
+
+/**
+ * A copy of the embedded package's `native` tree (bin, lib, share: the
+ * binaries find the rest relative to themselves) that `user` can use, for
+ * when the original sits inside a directory it cannot search, e.g. a clone
+ * under /root or in a mkdtemp() dir. Made once, root-owned and 0755, under
+ * the temp dir, and shared by every run and clone with the same binaries.
+ * Safe when several processes get here at once: each copies into its own
+ * temp dir and renames it into place; the first rename wins.
+ */
+export function reachableNativeCopy(native: string, user: SystemUser, log: Log = noLog): string {
+  const src = fs.realpathSync(native);
+  const manifest = treeManifest(src);
+  const digest = crypto.createHash('sha256').update(manifest).digest('hex').slice(0, 12);
+  let version = 'unknown';
+  try {
+    version = String(JSON.parse(fs.readFileSync(path.join(src, '..', 'package.json'), 'utf8')).version);
+  } catch {
+    /* the digest alone still tells builds apart */
+  }
+  const dest = path.join(reachableTmpDir(user), `inventory-pg-${version.replace(/[^\w.-]/g, '_')}-${digest}`);
+  const me = process.getuid?.() ?? 0;
+  const usable = (): boolean => {
+    try {
+      const st = fs.lstatSync(dest);
+      // Made by us (not planted by another user in the shared temp dir), and nothing missing
+      // (a temp cleaner may have aged files out).
+      return st.isDirectory() && st.uid === me && (st.mode & 0o022) === 0 &&
+        fs.readFileSync(path.join(dest, COMPLETE_MARKER), 'utf8') === digest && treeManifest(dest) === manifest;
+    } catch {
+      return false;
+    }
+  };
+  if (usable()) return dest;
+
+  const t0 = Date.now();
+  const tmp = fs.mkdtempSync(`${dest}.tmp-`);
+  try {
+    fs.cpSync(src, tmp, { recursive: true, verbatimSymlinks: true });
+    openUp(tmp);
+    fs.writeFileSync(path.join(tmp, COMPLETE_MARKER), digest, { mode: 0o644 }); // last: the copy is complete
+    fs.chmodSync(tmp, 0o755);
+    try {
+      fs.renameSync(tmp, dest);
+    } catch (err) {
+      if (usable()) return dest; // another process finished first
+      const st = fs.lstatSync(dest, { throwIfNoEntry: false });
+      if (!st || st.uid !== me || st.isSymbolicLink()) {
+        throw new Error(`cannot put PostgreSQL binaries at ${dest}: ${(err as Error).message}` +
+          (st ? ' (it exists and was not made by this user: remove it)' : ''));
+      }
+      // Our own but damaged: move it aside, then try again.
+      const old = `${dest}.old-${crypto.randomBytes(4).toString('hex')}`;
+      fs.renameSync(dest, old);
+      fs.rmSync(old, { recursive: true, force: true });
+      try {
+        fs.renameSync(tmp, dest);
+      } catch (again) {
+        if (!usable()) throw again;
+      }
+    }
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true }); // gone already when the rename worked
+  }
+  log(`postgres: user '${user.name}' cannot reach ${src}; copied the binaries to ${dest} in ${Date.now() - t0} ms`);
+  return dest;
+}
+
+/**
+ * Binaries the server's user can run. Those of the embedded package are
+ * copied to a place made for them when they sit where `user` cannot reach.
+ */
+function binariesFor(kind: 'local' | 'embedded', bins: PgBinaries, user: SystemUser | undefined, log: Log): PgBinaries {
+  if (!user || (userCanReach(bins.initdb, user) && userCanReach(bins.postgres, user))) return bins;
+  const cannot = `PostgreSQL runs as user '${user.name}', which cannot run ${bins.postgres}`;
+  if (kind !== 'embedded') throw new Error(`${cannot} (a parent directory is private)`);
+  const copy = binariesIn(path.join(reachableNativeCopy(path.dirname(path.dirname(bins.postgres)), user, log), 'bin'));
+  if (!copy || !userCanReach(copy.initdb, user)) throw new Error(`${cannot}, nor a copy of it`);
+  return copy;
+}
+
 async function majorVersion(postgresBin: string): Promise<string> {
   const out = await runOk(postgresBin, ['--version'], { timeoutMs: 10_000 });
   const m = /(\d+)(?:\.\d+)?/.exec(out);
@@ -122,24 +238,15 @@ async function startLocal(
   log: Log,
 ): Promise<RunningPostgres> {
   const persistent = !!opts.persistent;
-  const { root, remove: removeRoot } = dataRoot({ dataDir: opts.dataDir, persistent }, 'postgres');
+  // PostgreSQL refuses to run as root, so as root everything runs as `postgres`,
+  // from places that user can reach: the permissions of existing directories stay as they are.
+  const user: SystemUser | undefined = isRoot() ? ensureSystemUser('postgres', log) : undefined;
+  bins = binariesFor(kind, bins, user, log);
+  const { root, remove: removeRoot } = dataRoot({ dataDir: opts.dataDir, persistent }, 'postgres', user, log);
   try {
     const pgdata = path.join(root, 'pgdata');
     const logFile = path.join(root, 'postgres.log');
 
-    // PostgreSQL refuses to run as root, so as root everything runs as `postgres`.
-    let user: SystemUser | undefined;
-    if (isRoot()) {
-      user = ensureSystemUser('postgres', log);
-      ensureTraversable(root, user, log);
-      if (fs.statSync(root).uid !== user.uid) chownR(root, user);
-      if (!userCanWrite(root, user)) {
-        throw new Error(
-          `PostgreSQL runs as user 'postgres', which cannot write to ${root}; ` +
-            'make its parent directories traversable (chmod o+x) or choose another dataDir',
-        );
-      }
-    }
     // PG* variables (PGDATA, PGPORT, ...) must not redirect the server we start.
     const env: NodeJS.ProcessEnv = { ...cleanEnv(['PG']), LC_ALL: 'C', LANG: 'C', HOME: root };
     const asUser = { uid: user?.uid, gid: user?.gid, cwd: root, env };
@@ -219,6 +326,7 @@ async function startLocal(
       return {
         url: urlFor('127.0.0.1', port),
         kind,
+        dataDir: root,
         stop: () =>
           (stopping ??= (async () => {
             untrack();

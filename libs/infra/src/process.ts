@@ -1,4 +1,5 @@
 import { spawn, spawnSync, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as os from 'node:os';
@@ -86,50 +87,118 @@ export function chownR(target: string, user: SystemUser): void {
   if (st.isDirectory()) for (const e of fs.readdirSync(target)) chownR(path.join(target, e), user);
 }
 
-/** Can `user` create files in `dir`? Catches e.g. a 0700 parent owned by root. */
-export function userCanWrite(dir: string, user: SystemUser): boolean {
-  const r = spawnSync('/bin/sh', ['-c', 'test -w "$0" && test -x "$0"', dir], { uid: user.uid, gid: user.gid, cwd: '/' });
+/** Run a `test` expression on `target` as `user`: every ancestor directory counts, as for the server itself. */
+function testAs(user: SystemUser, expr: string, target: string): boolean {
+  const r = spawnSync('/bin/sh', ['-c', expr, target], { uid: user.uid, gid: user.gid, cwd: '/' });
   return r.status === 0;
 }
 
+/** Can `user` create files in `dir`? Catches e.g. a 0700 parent owned by root. */
+export function userCanWrite(dir: string, user: SystemUser): boolean {
+  return testAs(user, 'test -w "$0" && test -x "$0"', dir);
+}
+
+/** Can `user` search `target` (a directory) or run it (a file)? False inside e.g. a 0700 mkdtemp() dir or /root. */
+export function userCanReach(target: string, user: SystemUser): boolean {
+  return testAs(user, 'test -x "$0"', target);
+}
+
 /**
- * As root, let `user` reach `dir` by adding o+x (search only, not listing) to
- * ancestors it cannot traverse, e.g. a 0700 mkdtemp() dir or /root.
+ * mkdir -p. Directories it creates get `mode` exactly (whatever the umask)
+ * when one is given; directories that already exist are never changed.
  */
-export function ensureTraversable(dir: string, user: SystemUser, log: Log = noLog): void {
-  for (let d = path.dirname(path.resolve(dir)); ; d = path.dirname(d)) {
-    const st = fs.statSync(d);
-    const bit = st.uid === user.uid ? 0o100 : st.gid === user.gid ? 0o010 : 0o001;
-    if (!(st.mode & bit)) {
-      log(`chmod o+x ${d} so that ${user.name} can reach ${dir}`);
-      fs.chmodSync(d, (st.mode & 0o7777) | 0o001);
+export function mkdirp(dir: string, mode?: number): void {
+  const missing: string[] = [];
+  for (let d = path.resolve(dir); !fs.existsSync(d); d = path.dirname(d)) missing.unshift(d);
+  for (const d of missing) {
+    try {
+      fs.mkdirSync(d, { mode: mode ?? 0o755 });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'EEXIST') continue; // made meanwhile by someone else
+      throw err;
     }
-    if (d === path.dirname(d)) return;
+    if (mode !== undefined) fs.chmodSync(d, mode); // ours, just made
   }
 }
 
-export function mkdirp(dir: string): void {
-  fs.mkdirSync(dir, { recursive: true, mode: 0o755 });
+/** Nearest existing directory at or above `dir`. */
+function existingAncestor(dir: string): string {
+  let d = path.resolve(dir);
+  while (!fs.existsSync(d) && d !== path.dirname(d)) d = path.dirname(d);
+  return d;
 }
 
-/** Last `n` lines of a file, '' if it cannot be read. */
+/**
+ * Where persistent server data goes when its user cannot reach the requested
+ * directory (e.g. a clone under /root): root-owned 0755 parents, nothing of
+ * the user's own touched.
+ */
+const SERVER_DATA_BASE = '/var/lib/inventory';
+
+/** First of os.tmpdir() and /tmp that `user` can reach. */
+export function reachableTmpDir(user: SystemUser): string {
+  const found = [os.tmpdir(), '/tmp'].find((d) => fs.existsSync(d) && userCanReach(d, user));
+  if (!found) throw new Error(`user '${user.name}' can reach neither ${os.tmpdir()} nor /tmp`);
+  return found;
+}
+
+/** Make `dir` (if needed) and hand it to `user`; false when `user` still cannot write in it. */
+function prepareFor(dir: string, user: SystemUser, mode?: number): boolean {
+  mkdirp(dir, mode);
+  if (fs.statSync(dir).uid !== user.uid) chownR(dir, user);
+  return userCanWrite(dir, user);
+}
+
 /**
  * The server's data directory: the given one kept between runs (persistent),
  * or a fresh temporary one (below `dataDir` when given) that `remove` deletes.
+ *
+ * With `user` (we are root and the server runs as that user) the directory is
+ * one `user` can reach and owns. Permissions of existing directories are
+ * never changed: when the requested place sits behind a directory `user`
+ * cannot search (a 0700 mkdtemp() dir, /root, ...), the data goes elsewhere:
+ * temporary data under the temp dir, persistent data under SERVER_DATA_BASE
+ * in a directory named after the requested path (so the same one is used on
+ * every run).
  */
-export function dataRoot(opts: { dataDir?: string; persistent?: boolean }, name: string): { root: string; remove: () => void } {
+export function dataRoot(
+  opts: { dataDir?: string; persistent?: boolean },
+  name: string,
+  user?: SystemUser,
+  log: Log = noLog,
+): { root: string; remove: () => void } {
   let root: string;
   if (opts.persistent) {
-    root = path.resolve(opts.dataDir ?? path.join(process.cwd(), '.data', name));
-    mkdirp(root);
+    const requested = path.resolve(opts.dataDir ?? path.join(process.cwd(), '.data', name));
+    if (!user) {
+      mkdirp(requested);
+      root = requested;
+    } else if (userCanReach(existingAncestor(path.dirname(requested)), user) && prepareFor(requested, user)) {
+      root = requested;
+    } else {
+      const digest = crypto.createHash('sha256').update(requested).digest('hex').slice(0, 12);
+      root = path.join(SERVER_DATA_BASE, `${name}-${digest}`);
+      if (!prepareFor(root, user, 0o755)) {
+        throw new Error(`user '${user.name}' can reach neither ${requested} nor ${root}; choose another dataDir`);
+      }
+      fs.writeFileSync(path.join(root, 'REQUESTED_PATH'), `${requested}\n`); // which clone this belongs to
+      log(`${name}: user '${user.name}' cannot reach ${requested} (a parent directory is private), so the data lives in ${root}`);
+    }
   } else {
-    const parent = opts.dataDir ? path.resolve(opts.dataDir) : os.tmpdir();
+    let parent = opts.dataDir ? path.resolve(opts.dataDir) : os.tmpdir();
     mkdirp(parent);
+    if (user && !userCanReach(parent, user)) {
+      const alt = reachableTmpDir(user);
+      log(`${name}: user '${user.name}' cannot reach ${parent}, so the temporary data goes under ${alt}`);
+      parent = alt;
+    }
     root = fs.mkdtempSync(path.join(parent, `inventory-${name}-`));
+    if (user && !prepareFor(root, user)) throw new Error(`user '${user.name}' cannot write to ${root}`);
   }
   return { root, remove: () => (opts.persistent ? undefined : fs.rmSync(root, { recursive: true, force: true })) };
 }
 
+/** Last `n` lines of a file, '' if it cannot be read. */
 export function tail(file: string, n = 30): string {
   try {
     const lines = fs.readFileSync(file, 'utf8').split('\n');

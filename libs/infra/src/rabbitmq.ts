@@ -8,7 +8,7 @@ import { canConnect, freePort } from './net';
 import {
   chownR,
   cleanEnv,
-  dataRoot, ensureSystemUser, ensureTraversable, isRoot, killGroup, mkdirp, noLog, pidAlive, pidRuns, runOk, sleep,
+  dataRoot, ensureSystemUser, isRoot, killGroup, mkdirp, noLog, pidAlive, pidRuns, runOk, sleep,
   spawnServer, stopChild, tail, track, waitForPidExit, which, type Log, type SystemUser,
 } from './process';
 
@@ -17,6 +17,8 @@ export interface RunningRabbit {
   url: string;
   managementUrl?: string;
   kind: 'external' | 'docker' | 'local';
+  /** Where a local broker keeps its data (which may differ from the dataDir asked for). */
+  dataDir?: string;
   stop(): Promise<void>;
 }
 
@@ -157,7 +159,11 @@ async function startLocal(opts: RabbitOptions, log: Log): Promise<RunningRabbit>
 }
 
 async function startNode(install: RabbitInstall, opts: RabbitOptions, persistent: boolean, log: Log): Promise<RunningRabbit> {
-  const { root, remove: removeRoot } = dataRoot({ dataDir: opts.dataDir, persistent }, 'rabbitmq');
+  // As root the Debian scripts would switch to `rabbitmq`; we run as that
+  // user ourselves, so everything it touches must belong to it and sit where
+  // it can reach (dataRoot() picks such a place rather than opening up ours).
+  const user: SystemUser | undefined = isRoot() ? ensureSystemUser('rabbitmq', log) : undefined;
+  const { root, remove: removeRoot } = dataRoot({ dataDir: opts.dataDir, persistent }, 'rabbitmq', user, log);
   let server: ChildProcess | undefined;
   let epmd: ChildProcess | undefined;
   const logFile = path.join(root, 'server.log');
@@ -193,14 +199,7 @@ async function startNode(install: RabbitInstall, opts: RabbitOptions, persistent
     }
     fs.chmodSync(cookie, 0o400); // Erlang refuses cookies readable by others
 
-    // As root the Debian scripts would switch to `rabbitmq`; we run as that
-    // user ourselves, so everything it touches must belong to it.
-    let user: SystemUser | undefined;
-    if (isRoot()) {
-      user = ensureSystemUser('rabbitmq', log);
-      ensureTraversable(root, user, log);
-      chownR(root, user);
-    }
+    if (user) chownR(root, user);
 
     const env: NodeJS.ProcessEnv = {
       // Inherited RABBITMQ_*/ERL_* settings would point at someone else's node.
@@ -274,6 +273,7 @@ async function startNode(install: RabbitInstall, opts: RabbitOptions, persistent
     return {
       url: `amqp://guest:guest@127.0.0.1:${port}`,
       kind: 'local',
+      dataDir: root,
       stop: () =>
         (stopping ??= (async () => {
           untrack();

