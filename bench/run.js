@@ -54,21 +54,21 @@ async function main() {
     children.push(await child('baseline.js', { DATABASE_URL: pg.url, PORT: String(basePort) }));
 
     const identity = { user: { id: 1, username: 'bench', is_superuser: true, is_staff: true, is_active: true }, token: { id: 1, write_enabled: true }, permissions: [] };
-    const idHeader = () => ({ 'x-identity': signIdentity(secret, identity, 3600) });
+    const idHeader = (service) => ({ 'x-identity': signIdentity(secret, identity, 3600, service) });
     const tenancy = `http://127.0.0.1:${ports.tenancy}`;
     const extras = `http://127.0.0.1:${ports.extras}`;
     // seed: 500 tenants in 5 groups, each with one tag
-    const tag = await json(`${extras}/api/extras/tags/`, idHeader(), 'POST', { name: 'Bench', slug: 'bench' });
-    const groups = await json(`${tenancy}/api/tenancy/tenant-groups/`, idHeader(), 'POST', [1, 2, 3, 4, 5].map((i) => ({ name: `Group ${i}`, slug: `group-${i}` })));
+    const tag = await json(`${extras}/api/extras/tags/`, idHeader('extras'), 'POST', { name: 'Bench', slug: 'bench' });
+    const groups = await json(`${tenancy}/api/tenancy/tenant-groups/`, idHeader('tenancy'), 'POST', [1, 2, 3, 4, 5].map((i) => ({ name: `Group ${i}`, slug: `group-${i}` })));
     const tenants = Array.from({ length: 500 }, (_, i) => ({ name: `Tenant ${String(i).padStart(3, '0')}`, slug: `tenant-${i}`, group: groups[i % 5].id, tags: [tag.id], description: 'benchmark tenant' }));
-    await json(`${tenancy}/api/tenancy/tenants/`, idHeader(), 'POST', tenants);
+    await json(`${tenancy}/api/tenancy/tenants/`, idHeader('tenancy'), 'POST', tenants);
     // a real user and token for the gateway scenario
-    const user = await json(`http://127.0.0.1:${ports.users}/api/users/users/`, idHeader(), 'POST', { username: 'bench', password: 'bench-password-1', is_staff: true });
-    await json(`http://127.0.0.1:${ports.users}/api/users/permissions/`, idHeader(), 'POST', { name: 'all tenancy', object_types: ['tenancy.tenant', 'tenancy.tenantgroup'], actions: ['view'], users: [user.id] });
-    const token = await json(`http://127.0.0.1:${ports.users}/api/users/tokens/`, idHeader(), 'POST', { user: user.id });
+    const user = await json(`http://127.0.0.1:${ports.users}/api/users/users/`, idHeader('users'), 'POST', { username: 'bench', password: 'bench-password-1', is_staff: true });
+    await json(`http://127.0.0.1:${ports.users}/api/users/permissions/`, idHeader('users'), 'POST', { name: 'all tenancy', object_types: ['tenancy.tenant', 'tenancy.tenantgroup'], actions: ['view'], users: [user.id] });
+    const token = await json(`http://127.0.0.1:${ports.users}/api/users/tokens/`, idHeader('users'), 'POST', { user: user.id });
 
     const host = { 'x-forwarded-host': 'bench.local' };
-    const serviceBody = await json(`${tenancy}${PATH}`, { ...host, ...idHeader() });
+    const serviceBody = await json(`${tenancy}${PATH}`, { ...host, ...idHeader('tenancy') });
     const baselineBody = await json(`http://127.0.0.1:${basePort}${PATH}`, host);
     if (JSON.stringify(serviceBody) !== JSON.stringify(baselineBody)) {
       fs.writeFileSync('/tmp/bench-service.json', JSON.stringify(serviceBody, null, 1));
@@ -83,7 +83,7 @@ async function main() {
     const opts = { seconds: SECONDS, connections: CONNECTIONS };
     const scenarios = {
       baseline: { url: `http://127.0.0.1:${basePort}${PATH}`, headers: () => host },
-      service: { url: `${tenancy}${PATH}`, headers: () => ({ ...host, ...idHeader() }) },
+      service: { url: `${tenancy}${PATH}`, headers: () => ({ ...host, ...idHeader('tenancy') }) },
       gateway: { url: `http://127.0.0.1:${ports.gateway}${PATH}`, headers: () => ({ ...host, authorization: `Token ${token.key}` }) },
     };
     const rounds = {};

@@ -41,33 +41,44 @@ function keyFor(secret: string): KeyObject {
   return key;
 }
 
-/** Short-lived: the gateway mints one per identity and reuses it for part of its life. */
-export function signIdentity(secret: string, identity: Identity, ttlSeconds = 60): string {
-  return jwt.sign(identity as object, keyFor(secret), { algorithm: 'HS256', expiresIn: ttlSeconds, issuer: 'inventory' });
+/**
+ * Short-lived: the gateway mints one per identity and target service and reuses
+ * it for part of its life. `audience` is the name of the service the token is
+ * for (the `aud` claim): no other service accepts it.
+ */
+export function signIdentity(secret: string, identity: Identity, ttlSeconds: number, audience: string): string {
+  if (typeof audience !== 'string' || !audience) throw new Error('signIdentity: the audience (the service the token is for) is required');
+  return jwt.sign(identity as object, keyFor(secret), { algorithm: 'HS256', expiresIn: ttlSeconds, issuer: 'inventory', audience });
 }
 
-/** Tokens already verified, until they expire (bounded; the gateway reuses each token for many requests). */
-const verifiedBySecret = new Map<string, Map<string, { identity: Identity; exp: number }>>();
+/**
+ * Tokens already verified, until they expire (bounded; the gateway reuses each
+ * token for many requests). Each entry keeps the token's audience: a hit counts
+ * only for the service the token names.
+ */
+const verifiedBySecret = new Map<string, Map<string, { identity: Identity; exp: number; aud: string }>>();
 const MAX_VERIFIED = 10_000;
 
-export function verifyIdentity(secret: string, token: string | undefined): Identity {
+/** The identity in a token signed with `secret` for `audience` (the verifying service's own name); 403 otherwise. */
+export function verifyIdentity(secret: string, token: string | undefined, audience: string): Identity {
   if (!token) throw new PermissionDenied('Authentication credentials were not provided.');
+  if (typeof audience !== 'string' || !audience) throw new PermissionDenied('Invalid identity token.');
   let verified = verifiedBySecret.get(secret);
   if (!verified) verifiedBySecret.set(secret, (verified = new Map()));
   const hit = verified.get(token);
-  if (hit && hit.exp > Date.now() / 1000) return hit.identity;
+  if (hit && hit.aud === audience && hit.exp > Date.now() / 1000) return hit.identity;
+  let payload: Identity & { aud?: unknown; exp?: number };
   try {
-    const payload = jwt.verify(token, keyFor(secret), { algorithms: ['HS256'], issuer: 'inventory' }) as Identity & {
-      iat?: number;
-      exp?: number;
-    };
-    const identity: Identity = { user: payload.user, token: payload.token, permissions: payload.permissions ?? [], service: payload.service };
-    if (verified.size >= MAX_VERIFIED) verified.delete(verified.keys().next().value as string);
-    verified.set(token, { identity, exp: payload.exp ?? 0 });
-    return identity;
+    payload = jwt.verify(token, keyFor(secret), { algorithms: ['HS256'], issuer: 'inventory', audience }) as Identity & { aud?: unknown; exp?: number };
   } catch {
     throw new PermissionDenied('Invalid identity token.');
   }
+  // exactly one audience: a token naming several services is for none of them
+  if (payload.aud !== audience) throw new PermissionDenied('Invalid identity token.');
+  const identity: Identity = { user: payload.user, token: payload.token, permissions: payload.permissions ?? [], service: payload.service };
+  if (verified.size >= MAX_VERIFIED) verified.delete(verified.keys().next().value as string);
+  verified.set(token, { identity, exp: payload.exp ?? 0, aud: audience });
+  return identity;
 }
 
 /** The identity a service uses for its own calls to another service: full rights. */

@@ -1,4 +1,4 @@
-import { IDENTITY_HEADER, signIdentity, type Identity } from '@inventory/auth';
+import { IDENTITY_HEADER, serviceIdentity, signIdentity, type Identity } from '@inventory/auth';
 
 export const TEST_SECRET = 'test-internal-secret-0123456789abcdef';
 
@@ -8,8 +8,9 @@ export const superuser: Identity = {
   permissions: [],
 };
 
-export function mintIdentity(identity: Identity = superuser, secret = TEST_SECRET): string {
-  return signIdentity(secret, identity, 300);
+/** A signed identity token for the service named `audience` (no other service accepts it). */
+export function mintIdentity(identity: Identity, audience: string, secret = TEST_SECRET): string {
+  return signIdentity(secret, identity, 300, audience);
 }
 
 export interface Reply<T = any> {
@@ -27,21 +28,41 @@ export interface RequestOptions {
   identity?: Identity | null;
 }
 
+export interface ClientDefaults {
+  /** Identity minted for every request (a superuser when absent; null = none). */
+  identity?: Identity | null;
+  headers?: Record<string, string>;
+  secret?: string;
+  /** The service the minted identity is for (its `aud`); required unless no identity is ever minted. */
+  audience?: string;
+}
+
 /** A small HTTP client for tests: JSON in, JSON out, with a minted identity unless told otherwise. */
 export class Client {
   constructor(
     readonly base: string,
-    private readonly defaults: { identity?: Identity | null; headers?: Record<string, string>; secret?: string } = {},
+    private readonly defaults: ClientDefaults = {},
   ) {}
 
   withIdentity(identity: Identity | null): Client {
     return new Client(this.base, { ...this.defaults, identity });
   }
 
+  /**
+   * The same client calling as the service `caller` (an identity with the
+   * service claim), as services call each other's /internal/ endpoints.
+   */
+  asService(caller: string): Client {
+    return this.withIdentity(serviceIdentity(caller));
+  }
+
   async request<T = any>(method: string, path: string, opts: RequestOptions = {}): Promise<Reply<T>> {
     const headers: Record<string, string> = { accept: 'application/json', ...this.defaults.headers, ...opts.headers };
     const identity = opts.identity !== undefined ? opts.identity : this.defaults.identity !== undefined ? this.defaults.identity : superuser;
-    if (identity) headers[IDENTITY_HEADER] = mintIdentity(identity, this.defaults.secret);
+    if (identity) {
+      if (!this.defaults.audience) throw new Error(`Client for ${this.base}: no audience to mint the identity for (pass { audience } or use stack.client(service))`);
+      headers[IDENTITY_HEADER] = mintIdentity(identity, this.defaults.audience, this.defaults.secret);
+    }
     let body: string | undefined;
     if (opts.raw !== undefined) body = opts.raw;
     else if (opts.body !== undefined) {

@@ -14,8 +14,10 @@ export interface Stack {
   urls: Record<string, string>;
   databaseUrl: string;
   config: (name: string) => BaseConfig;
-  /** Client for one service, with a superuser identity by default. */
+  /** Client for one service, with a superuser identity (signed for that service) by default. */
   client(service: string): Client;
+  /** Client for one service's /internal/ endpoints: the service identity of `caller` (the gateway by default). */
+  serviceClient(service: string, caller?: string): Client;
   stop(): Promise<void>;
 }
 
@@ -58,7 +60,8 @@ export async function bootStack(factories: Record<string, ServiceFactory>, env: 
     urls,
     databaseUrl: db.url,
     config,
-    client: (service) => new Client(urls[service]),
+    client: (service) => new Client(urls[service], { audience: service }),
+    serviceClient: (service, caller = 'gateway') => new Client(urls[service], { audience: service }).asService(caller),
     async stop() {
       for (const s of started.reverse()) await s.stop().catch(() => undefined);
       await db.drop();

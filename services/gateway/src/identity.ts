@@ -11,23 +11,28 @@ const TTL_SECONDS = 60;
 const REUSE_MS = 30_000;
 
 /**
- * Mints the signed identity header for requests forwarded to services.
- * Verified identities are immutable objects held by the token cache, so a
- * signature can be memoised per object and is dropped with it.
+ * Mints the signed identity header for requests forwarded to services. Each
+ * token names the service it is for (its audience), so one service cannot
+ * replay it at another. Verified identities are immutable objects held by the
+ * token cache, so a signature can be memoised per (object, service) and is
+ * dropped with the object.
  */
 export class IdentityMinter {
-  private readonly memo = new WeakMap<Identity, { jwt: string; at: number }>();
+  private readonly memo = new WeakMap<Identity, Map<string, { jwt: string; at: number }>>();
 
   constructor(private readonly secret: string) {}
 
-  mint(identity: Identity): string {
+  /** The identity header for a request to `service`. */
+  mint(identity: Identity, service: string): string {
     const now = Date.now();
-    const m = this.memo.get(identity);
+    let perService = this.memo.get(identity);
+    const m = perService?.get(service);
     if (m && now - m.at < REUSE_MS) return m.jwt;
     // a client never chooses the service claim: it is only for service-to-service calls
     const { service: _service, ...forwarded } = identity;
-    const jwt = signIdentity(this.secret, forwarded, TTL_SECONDS);
-    this.memo.set(identity, { jwt, at: now });
+    const jwt = signIdentity(this.secret, forwarded, TTL_SECONDS, service);
+    if (!perService) this.memo.set(identity, (perService = new Map()));
+    perService.set(service, { jwt, at: now });
     return jwt;
   }
 }

@@ -6,13 +6,14 @@ import type { TokenVerifier } from './tokens';
 /**
  * `/internal/...` is never routed to a service. The gateway has one internal
  * endpoint of its own, for services only: anything else, or a caller without
- * a service identity, sees the same 404 as an unknown path (nothing to probe).
+ * a service identity signed for the gateway (audience `gateway`), sees the
+ * same 404 as an unknown path (nothing to probe).
  */
 export function mountInternal(app: Express, secret: string, verifier: Pick<TokenVerifier, 'invalidate'>): void {
   const serviceOnly = (req: Request, _res: Response, next: NextFunction): void => {
     let service: string | undefined;
     try {
-      service = verifyIdentity(secret, req.headers[IDENTITY_HEADER] as string | undefined).service;
+      service = verifyIdentity(secret, req.headers[IDENTITY_HEADER] as string | undefined, 'gateway').service;
     } catch {
       service = undefined;
     }

@@ -76,7 +76,7 @@ async function fetchAreaMap(
     answer = await fetch(`${url}/api/${area}/`, {
       headers: {
         accept: 'application/json',
-        [IDENTITY_HEADER]: minter.mint(identity),
+        [IDENTITY_HEADER]: minter.mint(identity, service),
         'x-request-id': requestId,
         'x-forwarded-host': f.host,
         'x-forwarded-proto': f.proto,

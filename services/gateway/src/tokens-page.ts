@@ -155,7 +155,7 @@ export function mountTokenPages(app: Express, deps: PageDeps): void {
         headers: {
           accept: 'application/json',
           ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-          [IDENTITY_HEADER]: minter.mint(session.identity),
+          [IDENTITY_HEADER]: minter.mint(session.identity, 'users'),
           'x-request-id': locals(res).requestId,
           'x-forwarded-host': f.host,
           'x-forwarded-proto': f.proto,

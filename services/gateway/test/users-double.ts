@@ -3,7 +3,8 @@
  * only what the gateway calls (`POST /internal/auth/token`, readiness,
  * `/internal/openapi`) plus two /api/users/ paths that echo what the gateway
  * forwarded. It verifies the gateway's x-identity header exactly as a real
- * service does. The real users service is written elsewhere.
+ * service does (signed for `users`; /internal/ for a service identity only).
+ * The real users service is written elsewhere.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -49,13 +50,13 @@ export async function startUsersDouble(secret: string): Promise<UsersDouble> {
 
       let identity: Identity;
       try {
-        identity = verifyIdentity(secret, req.headers[IDENTITY_HEADER] as string | undefined);
+        identity = verifyIdentity(secret, req.headers[IDENTITY_HEADER] as string | undefined, 'users');
       } catch (err) {
         return send(res, 403, { detail: (err as Error).message });
       }
+      if (!identity.service && !path.startsWith('/api/')) return send(res, 403, { detail: 'Internal endpoints accept only a service identity.' });
 
       if (req.method === 'POST' && path === '/internal/auth/token') {
-        if (!identity.service) return send(res, 404, { detail: 'Not found.' });
         state.verifications++;
         const body = JSON.parse(raw || '{}') as { key?: string };
         state.verifyBodies.push(body);

@@ -4,6 +4,8 @@ import { bootstrapAdmin, createService } from '@inventory/users';
 
 let stack: Stack;
 let api: Client;
+/** The gateway's view: /internal/ takes a service identity only. */
+let internal: Client;
 let service: RestService;
 beforeAll(async () => {
   stack = await bootStack({
@@ -13,6 +15,7 @@ beforeAll(async () => {
     },
   });
   api = stack.client('users');
+  internal = stack.serviceClient('users');
 });
 afterAll(() => stack?.stop());
 
@@ -25,10 +28,10 @@ describe('bootstrap', () => {
     expect(first.password!.length).toBeGreaterThanOrEqual(16);
     expect(first.token).toMatch(/^[0-9a-f]{40}$/);
 
-    const login = await api.post('/internal/auth/password', { username: 'admin', password: first.password });
+    const login = await internal.post('/internal/auth/password', { username: 'admin', password: first.password });
     expect(login.status).toBe(200);
     expect(login.body.identity.user).toMatchObject({ username: 'admin', is_superuser: true, is_staff: true, is_active: true });
-    const byToken = await api.post('/internal/auth/token', { key: first.token });
+    const byToken = await internal.post('/internal/auth/token', { key: first.token });
     expect(byToken.status).toBe(200);
     expect(byToken.body.identity.token.write_enabled).toBe(true);
 
@@ -41,7 +44,7 @@ describe('bootstrap', () => {
     const env = { SUPERUSER_NAME: 'ops', SUPERUSER_PASSWORD: 'Ops-pass-1', SUPERUSER_EMAIL: 'ops@example.com', SUPERUSER_API_TOKEN: '0123456789abcdef0123456789abcdef01234567' };
     const first = await bootstrapAdmin(service, env);
     expect(first).toEqual({ created: true, username: 'ops' });
-    const byToken = await api.post('/internal/auth/token', { key: env.SUPERUSER_API_TOKEN });
+    const byToken = await internal.post('/internal/auth/token', { key: env.SUPERUSER_API_TOKEN });
     expect(byToken.status).toBe(200);
     expect(byToken.body.identity.user).toMatchObject({ username: 'ops', is_superuser: true, is_staff: true });
     const users = await api.get('/api/users/users/?is_superuser=true');
@@ -51,7 +54,7 @@ describe('bootstrap', () => {
     // a restart: nothing new, the password is not reset
     const again = await bootstrapAdmin(service, { ...env, SUPERUSER_PASSWORD: 'different' });
     expect(again).toEqual({ created: false, username: 'ops' });
-    expect((await api.post('/internal/auth/password', { username: 'ops', password: 'Ops-pass-1' })).status).toBe(200);
+    expect((await internal.post('/internal/auth/password', { username: 'ops', password: 'Ops-pass-1' })).status).toBe(200);
     expect((await api.get('/api/users/tokens/?user=ops')).body.count).toBe(1);
   });
 

@@ -5,7 +5,7 @@ import { TEST_SECRET, bootStack, type Client, type Stack } from '@inventory/test
 import { createService } from '@inventory/users';
 import { createUser } from './helpers';
 
-/** Stands in for the gateway: records what arrives at /internal/auth/invalidate. */
+/** Stands in for the gateway: records what arrives at /internal/auth/invalidate (the caller's service claim, if signed for the gateway). */
 const calls: { path: string; service: string | undefined; body: unknown }[] = [];
 function fakeGateway() {
   let server: RunningServer | null = null;
@@ -15,7 +15,7 @@ function fakeGateway() {
     req.on('end', () => {
       let service: string | undefined;
       try {
-        service = verifyIdentity(TEST_SECRET, req.headers[IDENTITY_HEADER] as string | undefined).service;
+        service = verifyIdentity(TEST_SECRET, req.headers[IDENTITY_HEADER] as string | undefined, 'gateway').service;
       } catch {
         service = undefined;
       }

@@ -1,12 +1,16 @@
-import { bootStack, type Client, type Stack } from '@inventory/testkit';
+import { IDENTITY_HEADER, serviceIdentity } from '@inventory/auth';
+import { bootStack, mintIdentity, superuser, type Client, type Stack } from '@inventory/testkit';
 import { createService } from '@inventory/users';
-import { PASSWORD, createUser, dbRow } from './helpers';
+import { PASSWORD, createUser, dbRow, regular } from './helpers';
 
 let stack: Stack;
 let api: Client;
+/** What the gateway uses: its service identity, signed for users. */
+let internal: Client;
 beforeAll(async () => {
   stack = await bootStack({ users: createService });
   api = stack.client('users');
+  internal = stack.serviceClient('users');
 });
 afterAll(() => stack?.stop());
 
@@ -16,7 +20,7 @@ async function tokenFor(userId: number, extra: Record<string, unknown> = {}): Pr
   return res.body;
 }
 
-const verify = (body: unknown) => api.post('/internal/auth/token', body);
+const verify = (body: unknown) => internal.post('/internal/auth/token', body);
 
 describe('internal token verification', () => {
   test('when a valid key is verified, then the identity, write_enabled and token expiry are returned', async () => {
@@ -90,8 +94,54 @@ describe('internal token verification', () => {
   });
 
   test('when the caller carries no internal identity, then internal endpoints answer 403', async () => {
-    const res = await api.withIdentity(null).post('/internal/auth/token', { key: 'x' });
+    const res = await internal.withIdentity(null).post('/internal/auth/token', { key: 'x' });
     expect(res.status).toBe(403);
+    expect(res.body).toEqual({ detail: 'Authentication credentials were not provided.' });
+  });
+});
+
+describe('who may call /internal/', () => {
+  const SERVICE_ONLY = { detail: 'Internal endpoints accept only a service identity.' };
+  const post = (path: string, body: unknown, identity: string) =>
+    fetch(`${stack.urls.users}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', [IDENTITY_HEADER]: identity }, body: JSON.stringify(body) });
+
+  test('when a user identity calls an internal endpoint, even a superuser correctly signed for users, then 403 and nothing is answered', async () => {
+    const u = await createUser(api, 'mu');
+    const t = (await api.post('/api/users/tokens/', { user: u.id })).body;
+    for (const identity of [superuser, regular(u)]) {
+      const token = await api.withIdentity(identity).post('/internal/auth/token', { key: t.key });
+      expect(token.status).toBe(403);
+      expect(token.body).toEqual(SERVICE_ONLY);
+      expect((await api.withIdentity(identity).post('/internal/auth/password', { username: 'mu', password: PASSWORD })).body).toEqual(SERVICE_ONLY);
+      expect((await api.withIdentity(identity).post('/internal/auth/session-user', { user_id: u.id })).body).toEqual(SERVICE_ONLY);
+      expect((await api.withIdentity(identity).get('/internal/openapi')).status).toBe(403);
+    }
+    // the refused calls did nothing: the token was never marked as used
+    expect((await dbRow(stack, 'SELECT last_used FROM users.token WHERE id = $1', [t.id]))?.last_used).toBeNull();
+    // routing is case-insensitive and ignores a trailing slash: so is the check
+    expect((await api.post('/INTERNAL/auth/token/', { key: t.key })).body).toEqual(SERVICE_ONLY);
+    // the same user identities still reach the public API
+    expect((await api.get(`/api/users/users/${u.id}/`)).status).toBe(200);
+    expect((await api.withIdentity(regular(u)).get('/api/users/config/')).status).toBe(200);
+    // and the gateway's service identity gets the answer
+    expect((await verify({ key: t.key })).body.identity.user.username).toBe('mu');
+  });
+
+  test('when a service identity is signed for another service, then users refuses it', async () => {
+    const forTenancy = mintIdentity(serviceIdentity('gateway'), 'tenancy');
+    const res = await post('/internal/auth/token', { key: 'x' }, forTenancy);
+    expect(res.status).toBe(403);
+    expect(await res.json()).toEqual({ detail: 'Invalid identity token.' });
+    // a user token for tenancy is no better on the public API
+    const read = await fetch(`${stack.urls.users}/api/users/users/`, { headers: { [IDENTITY_HEADER]: mintIdentity(superuser, 'tenancy') } });
+    expect(read.status).toBe(403);
+    expect(await read.json()).toEqual({ detail: 'Invalid identity token.' });
+    // the same identity signed for users is accepted
+    const u = await createUser(api, 'nu');
+    const t = (await api.post('/api/users/tokens/', { user: u.id })).body;
+    const ok = await post('/internal/auth/token', { key: t.key }, mintIdentity(serviceIdentity('gateway'), 'users'));
+    expect(ok.status).toBe(200);
+    expect(((await ok.json()) as { identity: { user: { username: string } } }).identity.user.username).toBe('nu');
   });
 });
 
@@ -123,7 +173,7 @@ describe('permissions in the identity', () => {
       { object_types: ['dcim.site'], actions: ['view', 'change'], constraints: { tenant__slug: 'acme', status: '$user' } },
       { object_types: ['ipam.prefix'], actions: ['view'], constraints: [{ vrf: null }, { status: 'active' }] },
     ]);
-    const session = await api.post('/internal/auth/session-user', { user_id: u.id });
+    const session = await internal.post('/internal/auth/session-user', { user_id: u.id });
     expect(session.status).toBe(200);
     expect(session.body.identity.permissions).toHaveLength(2);
     expect(session.body.identity.token).toBeNull();
@@ -133,7 +183,7 @@ describe('permissions in the identity', () => {
 describe('password and session lookups', () => {
   test('when a password matches an active user, then the identity is returned and last_login is set', async () => {
     const u = await createUser(api, 'eta');
-    const res = await api.post('/internal/auth/password', { username: 'eta', password: PASSWORD });
+    const res = await internal.post('/internal/auth/password', { username: 'eta', password: PASSWORD });
     expect(res.status).toBe(200);
     expect(res.body.identity).toEqual({ user: { id: u.id, username: 'eta', is_superuser: false, is_staff: false, is_active: true }, token: null, permissions: [] });
     expect((await api.get(`/api/users/users/${u.id}/`)).body.last_login).toEqual(expect.any(String));
@@ -142,23 +192,23 @@ describe('password and session lookups', () => {
   test('when the password is wrong or the user unknown or inactive, then the answer is 403', async () => {
     const u = await createUser(api, 'theta');
     const bad = { detail: 'Invalid username/password' };
-    expect((await api.post('/internal/auth/password', { username: 'theta', password: 'wrong' })).body).toEqual(bad);
-    expect((await api.post('/internal/auth/password', { username: 'no-such-user', password: PASSWORD })).body).toEqual(bad);
-    expect((await api.post('/internal/auth/password', {})).status).toBe(403);
+    expect((await internal.post('/internal/auth/password', { username: 'theta', password: 'wrong' })).body).toEqual(bad);
+    expect((await internal.post('/internal/auth/password', { username: 'no-such-user', password: PASSWORD })).body).toEqual(bad);
+    expect((await internal.post('/internal/auth/password', {})).status).toBe(403);
     await api.patch(`/api/users/users/${u.id}/`, { is_active: false });
-    const inactive = await api.post('/internal/auth/password', { username: 'theta', password: PASSWORD });
+    const inactive = await internal.post('/internal/auth/password', { username: 'theta', password: PASSWORD });
     expect(inactive.status).toBe(403);
     expect(inactive.body).toEqual(bad);
   });
 
   test('when a session user is looked up, then only active users get an identity', async () => {
     const u = await createUser(api, 'iota');
-    expect((await api.post('/internal/auth/session-user', { user_id: u.id })).body.identity.user.username).toBe('iota');
+    expect((await internal.post('/internal/auth/session-user', { user_id: u.id })).body.identity.user.username).toBe('iota');
     await api.patch(`/api/users/users/${u.id}/`, { is_active: false });
-    const inactive = await api.post('/internal/auth/session-user', { user_id: u.id });
+    const inactive = await internal.post('/internal/auth/session-user', { user_id: u.id });
     expect(inactive.status).toBe(403);
     expect(inactive.body).toEqual({ detail: 'User inactive' });
-    expect((await api.post('/internal/auth/session-user', { user_id: 999999 })).status).toBe(403);
+    expect((await internal.post('/internal/auth/session-user', { user_id: 999999 })).status).toBe(403);
   });
 
   test('when a user is deleted, then their tokens stop working', async () => {
