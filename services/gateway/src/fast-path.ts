@@ -3,7 +3,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { HttpError, SERVER_ERROR, sendJson, type Logger } from '@inventory/core';
 import { requireWritable } from './auth';
 import { beginRequest } from './request-id';
-import { clientIp } from './forwarded';
+import { clientIp, identifyClient, type TrustedProxies } from './forwarded';
 import type { GatewayLocals } from './identity';
 import type { ServiceProxies } from './proxy';
 import { routeFor } from './routing';
@@ -21,8 +21,10 @@ const PROVISION_PATH = '/api/users/tokens/provision/';
  * (anonymous callers, cookie sessions, redirects, roots, status, docs,
  * provisioning, malformed headers) takes the express app.
  */
-export function withFastPath(app: RequestListener, deps: { verifier: TokenVerifier; proxies: ServiceProxies; urls: Record<string, string>; log: Logger }): RequestListener {
+export function withFastPath(app: RequestListener, deps: { verifier: TokenVerifier; proxies: ServiceProxies; urls: Record<string, string>; log: Logger; trusted: TrustedProxies }): RequestListener {
   return (req, res) => {
+    // every request, fast or not: forwarding headers are believed only from TRUSTED_PROXIES
+    identifyClient(req, deps.trusted);
     const url = req.url ?? '';
     const q = url.indexOf('?');
     const pathname = q >= 0 ? url.slice(0, q) : url;

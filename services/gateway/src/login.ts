@@ -2,6 +2,7 @@ import type { Express, Request, Response } from 'express';
 import { HttpError, ServiceUnavailable } from '@inventory/core';
 import type { Identity } from '@inventory/auth';
 import { CSRF_FIELD, CSRF_PAGE_FAILED } from './csrf';
+import { clientIp } from './forwarded';
 import { escapeHtml } from './html';
 import {
   LOGIN_PATH,
@@ -23,6 +24,14 @@ import { withTimeout } from './timeout';
 /** The users service's answer to bad credentials (also NetBox's text). */
 export const INVALID_LOGIN = 'Invalid username/password';
 const LOGIN_TIMEOUT_MS = 10_000;
+
+/** The wait a 429 from users announces (DRF's text: "... Expected available in N seconds."). */
+function throttledFor(err: HttpError): { detail: string; seconds: number } {
+  const detail = (err.body as { detail?: unknown } | undefined)?.detail;
+  const text = typeof detail === 'string' ? detail : 'Request was throttled.';
+  const m = /available in (\d+) seconds?/.exec(text);
+  return { detail: text, seconds: m ? Number(m[1]) : 60 };
+}
 
 interface LoginForm {
   username: string;
@@ -78,7 +87,8 @@ export function mountLogin(app: Express, deps: PageDeps): void {
     let identity: Identity;
     try {
       const answer = await withTimeout(
-        refs.call<{ identity?: Identity }>('users', 'POST', '/internal/auth/password', { username, password }),
+        // the client's address (as TRUSTED_PROXIES allow it to be known) for users' sign-in rate limits
+        refs.call<{ identity?: Identity }>('users', 'POST', '/internal/auth/password', { username, password, client_ip: clientIp(req) }),
         LOGIN_TIMEOUT_MS,
         () => new ServiceUnavailable('Service users is unavailable.'),
       );
@@ -86,6 +96,11 @@ export function mountLogin(app: Express, deps: PageDeps): void {
       identity = answer.identity;
     } catch (err) {
       if (err instanceof HttpError && (err.status === 401 || err.status === 403)) return showForm(req, res, 403, { username, next, error: INVALID_LOGIN });
+      if (err instanceof HttpError && err.status === 429) {
+        const { detail, seconds } = throttledFor(err);
+        res.setHeader('Retry-After', String(seconds));
+        return showForm(req, res, 429, { username, next, error: detail });
+      }
       // the password never reaches a log line: only the failure's kind
       deps.log.error({ err: err instanceof HttpError ? { status: err.status, detail: err.message } : { message: (err as Error).message } }, 'login: users did not answer');
       throw err instanceof HttpError && err.status >= 500 ? err : new ServiceUnavailable('Service users is unavailable.');

@@ -1,5 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { parse as parseCookieHeader, serialize as serializeCookieValue } from 'cookie';
 import { HttpError, ServiceUnavailable, type Logger } from '@inventory/core';
 import type { Identity } from '@inventory/auth';
 import type { ServiceClient } from '@inventory/refs';
@@ -79,21 +80,16 @@ export class SessionCodec {
   }
 }
 
-/** `Cookie` header → name/value pairs (first occurrence wins, as in Django). */
+/**
+ * `Cookie` header → name/value pairs, by the `cookie` package (what express
+ * uses): first occurrence wins (as in Django), quotes dropped, values
+ * percent-decoded when they decode.
+ */
 export function parseCookies(header: string | undefined): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const part of (header ?? '').split(';')) {
-    const eq = part.indexOf('=');
-    if (eq <= 0) continue;
-    const name = part.slice(0, eq).trim();
-    if (!name || Object.prototype.hasOwnProperty.call(out, name)) continue;
-    let value = part.slice(eq + 1).trim();
-    if (value.startsWith('"') && value.endsWith('"') && value.length >= 2) value = value.slice(1, -1);
-    try {
-      out[name] = decodeURIComponent(value);
-    } catch {
-      out[name] = value;
-    }
+  if (!header) return out;
+  for (const [name, value] of Object.entries(parseCookieHeader(header))) {
+    if (name && name !== '__proto__' && typeof value === 'string') out[name] = value;
   }
   return out;
 }
@@ -104,14 +100,16 @@ export interface CookieOptions {
   secure: boolean;
 }
 
-/** One Set-Cookie value: Path=/ and SameSite=Lax always. Values here are URL-safe by construction. */
+/** One Set-Cookie value, by the `cookie` package: Path=/ and SameSite=Lax always; the value percent-encoded. */
 export function serializeCookie(name: string, value: string, o: CookieOptions): string {
-  const parts = [`${name}=${value}`, 'Path=/', `Max-Age=${o.maxAgeSeconds}`];
-  parts.push(`Expires=${new Date(o.maxAgeSeconds > 0 ? Date.now() + o.maxAgeSeconds * 1000 : 0).toUTCString()}`);
-  if (o.httpOnly) parts.push('HttpOnly');
-  parts.push('SameSite=Lax');
-  if (o.secure) parts.push('Secure');
-  return parts.join('; ');
+  return serializeCookieValue(name, value, {
+    path: '/',
+    maxAge: o.maxAgeSeconds,
+    expires: new Date(o.maxAgeSeconds > 0 ? Date.now() + o.maxAgeSeconds * 1000 : 0),
+    httpOnly: o.httpOnly,
+    secure: o.secure,
+    sameSite: 'lax',
+  });
 }
 
 function appendSetCookie(res: ServerResponse, cookie: string): void {

@@ -44,10 +44,15 @@ const MAX_ENTRIES = 10_000;
  * keyed by a SHA-256 of the key (plus the client address, which the users
  * service may check against the token's allowed IPs): the key itself is never
  * stored or logged. Failures are not cached: a fixed token works at once.
+ * An answer asked for before an invalidation is never cached after it (the
+ * token may have been revoked while its verification was in flight): the
+ * same generation rule as the session users' cache.
  */
 export class TokenVerifier {
   private readonly entries = new Map<string, { value: VerifiedToken; until: number }>();
   private readonly pending = new Map<string, Promise<VerifiedToken>>();
+  /** Bumped by every invalidation: an answer asked for before one is not cached after it. */
+  private generation = 0;
 
   constructor(
     private readonly users: ServiceClient,
@@ -61,14 +66,17 @@ export class TokenVerifier {
     const hit = this.entries.get(id);
     if (hit && hit.until > now) return checkExpiry(hit.value, () => this.entries.delete(id));
     if (hit) this.entries.delete(id);
+    const generation = this.generation;
     // concurrent requests with the same token share one call to users
     let call = this.pending.get(id);
     if (!call) {
-      call = this.ask(key, clientIp).finally(() => this.pending.delete(id));
-      this.pending.set(id, call);
+      const fresh: Promise<VerifiedToken> = this.ask(key, clientIp).finally(() => {
+        if (this.pending.get(id) === fresh) this.pending.delete(id);
+      });
+      this.pending.set(id, (call = fresh));
     }
     const value = await call;
-    if (this.ttlMs > 0 && !this.entries.has(id)) {
+    if (this.ttlMs > 0 && generation === this.generation && !this.entries.has(id)) {
       if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value as string);
       this.entries.set(id, { value, until: Date.now() + this.ttlMs });
     }
@@ -80,6 +88,9 @@ export class TokenVerifier {
    * users (the users service calls this when tokens, users or permissions change).
    */
   invalidate(filter: { token_ids?: number[]; user_ids?: number[] } = {}): number {
+    this.generation++;
+    // a verification under way may carry what was just changed: later requests ask again
+    this.pending.clear();
     const tokens = new Set((filter.token_ids ?? []).map(Number));
     const users = new Set((filter.user_ids ?? []).map(Number));
     if (tokens.size === 0 && users.size === 0) {
@@ -98,6 +109,8 @@ export class TokenVerifier {
   }
 
   clear(): void {
+    this.generation++;
+    this.pending.clear();
     this.entries.clear();
   }
 

@@ -1,5 +1,7 @@
+import http from 'node:http';
+import { IDENTITY_HEADER, serviceIdentity } from '@inventory/auth';
 import { readConfig } from '@inventory/core';
-import { bootStack, Client, type Stack } from '@inventory/testkit';
+import { bootStack, Client, mintIdentity, superuser, type Stack } from '@inventory/testkit';
 import { createService as users } from '@inventory/users';
 import { createService as tenancy } from '@inventory/tenancy';
 import { createService as extras } from '@inventory/extras';
@@ -16,6 +18,20 @@ let adminKey: string;
 
 const token = (key: string) => ({ headers: { authorization: `Token ${key}` }, identity: null });
 const anon = { identity: null };
+
+/** A request whose path goes out exactly as written (fetch would resolve `..` and `%2e%2e` first). */
+function rawRequest(method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<{ status: number; body: unknown }> {
+  const url = new URL(base);
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: url.hostname, port: url.port, method, path, headers: { accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers } }, (res) => {
+      let text = '';
+      res.on('data', (c: Buffer) => (text += c.toString('utf8')));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : undefined }));
+    });
+    req.on('error', reject);
+    req.end(body === undefined ? undefined : JSON.stringify(body));
+  });
+}
 
 beforeAll(async () => {
   stack = await bootStack({
@@ -147,5 +163,94 @@ describe('the public face', () => {
   test('when /internal/ is asked through the gateway, then it is not there', async () => {
     expect((await gw.post('/internal/resolve', { model: 'tenancy.tenant', refs: [1] }, token(adminKey))).status).toBe(404);
     expect((await gw.get('/api/tenancy/../../internal/openapi', token(adminKey))).status).toBe(404);
+  });
+});
+
+describe('internal endpoints trust only services', () => {
+  const SERVICE_ONLY = { detail: 'Internal endpoints accept only a service identity.' };
+  const INVALID = { detail: 'Invalid identity token.' };
+
+  test('when a client with a valid token asks for /internal/ through the gateway, however the path is spelled, then 404', async () => {
+    const auth = { authorization: `Token ${adminKey}` };
+    for (const [method, path] of [
+      ['POST', '/internal/resolve'],
+      ['GET', '/internal/openapi'],
+      ['POST', '/internal/auth/token'],
+      ['POST', '/internal/auth/password'],
+      ['GET', '/internal/custom-fields?content_type=tenancy.tenant'],
+      ['POST', '/internal/auth/invalidate'],
+      ['GET', '/INTERNAL/openapi'],
+      // (with the trailing slash every /api/ path needs; without it the answer is the redirect that adds one)
+      ['GET', '/api/../internal/openapi/'],
+      ['GET', '/api/tenancy/../../internal/openapi/'],
+      ['POST', '/api/users/../../internal/auth/token/'],
+      ['GET', '/api/tenancy/%2e%2e/%2e%2e/internal/openapi/'],
+      ['GET', '/api/tenancy/..%2f..%2finternal/openapi/'],
+      ['GET', '/api/extras/%2e%2e%5c%2e%2e%5cinternal/custom-fields/'],
+      // under /api/ it is only ever a public path of the area's service
+      ['GET', '/api/tenancy/internal/openapi/'],
+    ] as const) {
+      const res = await rawRequest(method, path, auth, method === 'POST' ? { model: 'tenancy.tenant', refs: [1], key: adminKey } : undefined);
+      expect([method, path, res.status]).toEqual([method, path, 404]);
+    }
+  });
+
+  test('when a user identity, even a superuser correctly signed for the service, calls /internal/, then 403; the public API still takes it', async () => {
+    const tenant = (await gw.post('/api/tenancy/tenants/', { name: 'Internal', slug: 'internal' }, token(adminKey))).body;
+    const asUser = stack.client('tenancy'); // superuser identity signed for tenancy
+    const refused = await asUser.post('/internal/resolve', { model: 'tenancy.tenant', refs: [tenant.id] });
+    expect(refused.status).toBe(403);
+    expect(refused.body).toEqual(SERVICE_ONLY);
+    expect((await asUser.get('/internal/openapi')).body).toEqual(SERVICE_ONLY);
+    expect((await asUser.get(`/api/tenancy/tenants/${tenant.id}/`)).status).toBe(200);
+    // the users service's authentication endpoints, which only the gateway may call
+    const verify = await stack.client('users').post('/internal/auth/token', { key: adminKey });
+    expect(verify.status).toBe(403);
+    expect(verify.body).toEqual(SERVICE_ONLY);
+    expect((await stack.client('users').post('/internal/auth/password', { username: 'admin', password: 'admin-password-1' })).body).toEqual(SERVICE_ONLY);
+    expect((await stack.client('extras').post('/internal/tags/by-slug', { slugs: ['x'] })).body).toEqual(SERVICE_ONLY);
+  });
+
+  test('when a service identity is signed for the right service, then it is answered', async () => {
+    const tenant = (await gw.get('/api/tenancy/tenants/?slug=internal', token(adminKey))).body.results[0];
+    const resolved = await stack.serviceClient('tenancy', 'extras').post('/internal/resolve', { model: 'tenancy.tenant', refs: [tenant.id] });
+    expect(resolved.status).toBe(200);
+    expect(resolved.body).toEqual({ results: [{ id: tenant.id }] });
+    const verified = await stack.serviceClient('users').post('/internal/auth/token', { key: adminKey });
+    expect(verified.status).toBe(200);
+    expect(verified.body.identity.user.username).toBe('admin');
+    const tag = await gw.post('/api/extras/tags/', { name: 'Internal', slug: 'internal' }, token(adminKey));
+    expect(tag.status).toBe(201);
+    expect((await stack.serviceClient('extras', 'tenancy').post('/internal/tags/by-slug', { slugs: ['internal'] })).body).toEqual({ ids: { internal: tag.body.id } });
+  });
+
+  test('when an identity was minted for tenancy, then extras (and users) refuse it, service or not', async () => {
+    const forTenancy = new Client(stack.urls.extras, { audience: 'tenancy' });
+    const asService = await forTenancy.asService('tenancy').post('/internal/tags/by-slug', { slugs: ['internal'] });
+    expect(asService.status).toBe(403);
+    expect(asService.body).toEqual(INVALID);
+    const asUser = await forTenancy.get('/api/extras/tags/');
+    expect(asUser.status).toBe(403);
+    expect(asUser.body).toEqual(INVALID);
+    const atUsers = await fetch(`${stack.urls.users}/internal/auth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', [IDENTITY_HEADER]: mintIdentity(serviceIdentity('gateway'), 'tenancy') },
+      body: JSON.stringify({ key: adminKey }),
+    });
+    expect(atUsers.status).toBe(403);
+    expect(await atUsers.json()).toEqual(INVALID);
+    // the very same token is fine where it belongs (the verified-token cache does not leak it elsewhere)
+    const same = mintIdentity(superuser, 'tenancy');
+    expect((await fetch(`${stack.urls.tenancy}/api/tenancy/tenants/`, { headers: { [IDENTITY_HEADER]: same } })).status).toBe(200);
+    expect((await fetch(`${stack.urls.extras}/api/extras/tags/`, { headers: { [IDENTITY_HEADER]: same } })).status).toBe(403);
+  });
+
+  test('when services call each other through a gateway request, then each call carries an identity for its target', async () => {
+    // tenancy resolves the tag at extras, the gateway verifies the token at users, the schema merges every service's /internal/openapi
+    const created = await gw.post('/api/tenancy/tenants/', { name: 'Tagged', slug: 'tagged', tags: [{ slug: 'internal' }] }, token(adminKey));
+    expect(created.status).toBe(201);
+    expect(created.body.tags.map((t: { slug: string }) => t.slug)).toEqual(['internal']);
+    const schema = await gw.get('/api/schema/?format=json', anon);
+    expect(Object.keys(schema.body.paths)).toEqual(expect.arrayContaining(['/api/tenancy/tenants/', '/api/extras/tags/', '/api/users/tokens/']));
   });
 });

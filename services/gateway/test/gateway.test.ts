@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { readConfig } from '@inventory/core';
-import { IDENTITY_HEADER, serviceIdentity, signIdentity, type IdentityUser } from '@inventory/auth';
+import { IDENTITY_HEADER, serviceIdentity, signIdentity, verifyIdentity, type IdentityUser } from '@inventory/auth';
 import { freePort } from '@inventory/infra';
 import { bootStack, Client, mintIdentity, superuser, TEST_SECRET, type Stack } from '@inventory/testkit';
 import { createService as tenancy } from '@inventory/tenancy';
@@ -141,14 +141,18 @@ describe('routing', () => {
       expect(res.status).toBe(404);
       expect(res.body).toEqual({ detail: 'Not found.' });
     }
-    // even with an identity a client forged with the right secret
-    const forged = await client().get('/internal/openapi', { headers: { [IDENTITY_HEADER]: mintIdentity(superuser) } });
-    expect(forged.status).toBe(404);
+    // even with an identity a client forged with the right secret, a user's or a service's, for the gateway or a service
+    for (const identity of [superuser, serviceIdentity('users')]) {
+      for (const audience of ['gateway', 'tenancy']) {
+        const forged = await client().get('/internal/openapi', { headers: { [IDENTITY_HEADER]: mintIdentity(identity, audience) } });
+        expect(forged.status).toBe(404);
+      }
+    }
   });
 
   test('when a request is forwarded, then credentials stay at the gateway and forwarding headers are set', async () => {
     const res = await client(KEY.admin).get('/api/users/echo/?a=1', {
-      headers: { cookie: 'sessionid=abc', 'x-request-id': 'client-chosen', 'x-forwarded-for': '203.0.113.9' },
+      headers: { cookie: 'sessionid=abc', 'x-request-id': 'client-chosen', 'x-forwarded-for': '203.0.113.9', 'x-real-ip': '203.0.113.9' },
     });
     expect(res.status).toBe(200);
     const h = res.body.headers;
@@ -157,12 +161,29 @@ describe('routing', () => {
     expect(h.host).toBe(new URL(base).host);
     expect(h['x-forwarded-host']).toBe(new URL(base).host);
     expect(h['x-forwarded-proto']).toBe('http');
-    expect(h['x-forwarded-for']).toBe('203.0.113.9, 127.0.0.1');
+    // the client is not a trusted proxy (TRUSTED_PROXIES unset): its forwarding headers are dropped, not extended
+    expect(h['x-forwarded-for']).toBe('127.0.0.1');
+    expect(h['x-real-ip']).toBe('127.0.0.1');
     expect(h['x-request-id']).toBe(res.headers.get('x-request-id'));
     expect(res.body.url).toBe('/api/users/echo/?a=1');
     expect(res.body.identity.user.username).toBe('admin');
     expect(res.body.identity.token).toEqual({ id: 1, write_enabled: true });
     expect(res.body.identity.service).toBeUndefined();
+  });
+
+  test('when a request is forwarded, then its identity is signed for that service only and reused while fresh', async () => {
+    const first = await client(KEY.admin).get('/api/users/echo/');
+    const minted: string = first.body.headers[IDENTITY_HEADER];
+    expect(verifyIdentity(TEST_SECRET, minted, 'users').user?.username).toBe('admin');
+    expect(() => verifyIdentity(TEST_SECRET, minted, 'tenancy')).toThrow('Invalid identity token.');
+    // replayed at another service it is worthless
+    const replay = await fetch(`${stack.urls.tenancy}/api/tenancy/tenant-groups/`, { headers: { [IDENTITY_HEADER]: minted } });
+    expect(replay.status).toBe(403);
+    expect(await replay.json()).toEqual({ detail: 'Invalid identity token.' });
+    // the same caller again: the same token (one signature per identity and service, not per request)
+    expect((await client(KEY.admin).get('/api/users/echo/')).body.headers[IDENTITY_HEADER]).toBe(minted);
+    // while tenancy, asked for the same caller, gets one of its own
+    expect((await client(KEY.admin).get('/api/tenancy/tenant-groups/')).status).toBe(200);
   });
 });
 
@@ -248,7 +269,7 @@ describe('authentication', () => {
     expect((await api.get('/api/tenancy/tenant-groups/')).status).toBe(200);
     const inval = await fetch(`${base}/internal/auth/invalidate`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', [IDENTITY_HEADER]: signIdentity(TEST_SECRET, serviceIdentity('users'), 60) },
+      headers: { 'content-type': 'application/json', [IDENTITY_HEADER]: signIdentity(TEST_SECRET, serviceIdentity('users'), 60, 'gateway') },
       body: '{}',
     });
     expect(inval.status).toBe(200);
@@ -263,7 +284,7 @@ describe('authentication', () => {
     const before = users.verifications;
     const inval = await fetch(`${base}/internal/auth/invalidate`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', [IDENTITY_HEADER]: signIdentity(TEST_SECRET, serviceIdentity('users'), 60) },
+      headers: { 'content-type': 'application/json', [IDENTITY_HEADER]: signIdentity(TEST_SECRET, serviceIdentity('users'), 60, 'gateway') },
       body: JSON.stringify({ token_ids: [6] }),
     });
     expect(await inval.json()).toEqual({ dropped: 1 });
@@ -276,8 +297,11 @@ describe('authentication', () => {
     const post = (headers: Record<string, string>) =>
       fetch(`${base}/internal/auth/invalidate`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: '{}' });
     expect((await post({})).status).toBe(404);
-    expect((await post({ [IDENTITY_HEADER]: mintIdentity(superuser) })).status).toBe(404); // a user identity, no service claim
-    expect((await post({ [IDENTITY_HEADER]: signIdentity('another-secret-0123456789abcdef', serviceIdentity('users'), 60) })).status).toBe(404);
+    expect((await post({ [IDENTITY_HEADER]: mintIdentity(superuser, 'gateway') })).status).toBe(404); // a user identity, no service claim
+    expect((await post({ [IDENTITY_HEADER]: signIdentity('another-secret-0123456789abcdef', serviceIdentity('users'), 60, 'gateway') })).status).toBe(404);
+    // a service identity meant for another service
+    expect((await post({ [IDENTITY_HEADER]: mintIdentity(serviceIdentity('users'), 'tenancy') })).status).toBe(404);
+    expect((await post({ [IDENTITY_HEADER]: mintIdentity(serviceIdentity('users'), 'gateway') })).status).toBe(200);
     expect((await post({ authorization: `Token ${KEY.admin}` })).status).toBe(404);
   });
 
@@ -295,12 +319,12 @@ describe('authentication', () => {
 
   test('when a client sends its own x-identity, then it is not trusted', async () => {
     // straight at the service with a token signed by a wrong secret: refused by the service
-    const forged = signIdentity('not-the-secret-0123456789abcdef!', superuser, 60);
+    const forged = signIdentity('not-the-secret-0123456789abcdef!', superuser, 60, 'tenancy');
     const direct = await fetch(`${stack.urls.tenancy}/api/tenancy/tenants/`, { headers: { [IDENTITY_HEADER]: forged } });
     expect(direct.status).toBe(403);
     expect(await direct.json()).toEqual({ detail: 'Invalid identity token.' });
     // through the gateway even a correctly signed superuser identity is stripped: the caller stays anonymous
-    const good = mintIdentity(superuser);
+    const good = mintIdentity(superuser, 'tenancy');
     const read = await client().get('/api/tenancy/tenants/', { headers: { [IDENTITY_HEADER]: good } });
     expect(read.status).toBe(403);
     expect(read.body).toEqual({ detail: NOT_PROVIDED });
@@ -387,8 +411,9 @@ describe('transport', () => {
     expect(res.status).toBe(200);
     expect(Object.keys(res.body)).toEqual(['circuits', 'dcim', 'extras', 'ipam', 'plugins', 'tenancy', 'users', 'virtualization']);
     expect(res.body.dcim).toBe(`${base}/api/dcim/`);
+    // forwarding headers count only from TRUSTED_PROXIES (see trusted-proxies.test.ts)
     const proxied = await client().get('/api/', { headers: { 'x-forwarded-host': 'netbox.example.com', 'x-forwarded-proto': 'https' } });
-    expect(proxied.body.tenancy).toBe('https://netbox.example.com/api/tenancy/');
+    expect(proxied.body.tenancy).toBe(`${base}/api/tenancy/`);
   });
 
   test('when /api/ is requested by a browser, then an HTML page links every area', async () => {

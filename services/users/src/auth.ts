@@ -1,12 +1,13 @@
 import { timingSafeEqual } from 'node:crypto';
-import type { Express } from 'express';
+import type { Express, Response } from 'express';
 import { PermissionDenied, ValidationError } from '@inventory/core';
 import type { GrantedPermission, Identity, IdentityUser } from '@inventory/auth';
 import { sql, raw } from '@inventory/filtering';
 import { isoDateTime, type Row, type ServiceContext } from '@inventory/rest';
 import { PERMISSION_GROUPS_TABLE, PERMISSION_USERS_TABLE, USER_GROUPS_TABLE } from './models';
-import { dummyVerify, verifyPassword } from './passwords';
+import { checkPassword, dummyVerify, hashPassword } from './passwords';
 import { ipAllowed, normaliseClientIp } from './networks';
+import { signInAddress, type SignInThrottle } from './throttle';
 
 export const INVALID_CREDENTIALS = 'Invalid username/password';
 
@@ -48,15 +49,43 @@ export async function identityFor(ctx: ServiceContext, userRow: Row, token: Iden
   return { user, token, permissions: await permissionsOf(ctx, user.id) };
 }
 
-/** The active user with these credentials, or null (same time spent for unknown users). */
+/**
+ * The active user with these credentials, or null (same time spent for
+ * unknown users). A password stored in an older format (scrypt, NetBox's
+ * PBKDF2) or with weaker parameters is rehashed now that it is known.
+ */
 export async function checkCredentials(ctx: ServiceContext, username: string, password: string): Promise<Row | null> {
   const [row] = await ctx.db.query(sql`SELECT ${USER_COLUMNS} FROM ${raw(ctx.db.table('user'))} WHERE username = ${username}`);
   if (!row) {
     await dummyVerify(password);
     return null;
   }
-  const ok = await verifyPassword(password, row.password as string | null);
-  return ok && row.is_active === true ? row : null;
+  const stored = row.password as string | null;
+  const check = await checkPassword(password, stored);
+  if (!check.ok || row.is_active !== true) return null;
+  if (check.rehash && stored) await rehash(ctx, Number(row.id), stored, password);
+  return row;
+}
+
+/** Replaces the stored hash, unless the password changed meanwhile; a failure only delays the upgrade to the next sign-in. */
+async function rehash(ctx: ServiceContext, userId: number, stored: string, password: string): Promise<void> {
+  try {
+    const fresh = await hashPassword(password);
+    await ctx.db.query(sql`UPDATE ${raw(ctx.db.table('user'))} SET password = ${fresh} WHERE id = ${userId} AND password = ${stored}`);
+  } catch (err) {
+    ctx.log.warn({ err: (err as Error).message, user_id: userId }, 'password rehash failed');
+  }
+}
+
+/**
+ * Rate-limited sign-in: 429 when the client address or the username is over
+ * its limit (before the password is checked), else checkCredentials.
+ */
+export async function signIn(ctx: ServiceContext, throttle: SignInThrottle, res: Response, username: string, password: string, address: string): Promise<Row | null> {
+  const attempt = await throttle.begin(res, username, address);
+  const row = await checkCredentials(ctx, username, password);
+  if (row) await attempt.succeeded();
+  return row;
 }
 
 const CLIENT_IP_UNKNOWN =
@@ -66,7 +95,7 @@ const CLIENT_IP_UNKNOWN =
  * What the gateway asks the users service to authenticate requests
  * (all under /internal/, which requires an internal identity).
  */
-export function mountAuthInternal(app: Express, ctx: ServiceContext): void {
+export function mountAuthInternal(app: Express, ctx: ServiceContext, throttle: SignInThrottle): void {
   const tokenTable = raw(ctx.db.table('token'));
   const userTable = raw(ctx.db.table('user'));
 
@@ -101,11 +130,11 @@ export function mountAuthInternal(app: Express, ctx: ServiceContext): void {
     res.json({ identity, token: { id: Number(row.id), expires: isoDateTime(row.expires), allowed_ips: allowed } });
   });
 
-  // browser login
+  // browser login (the gateway passes the client's address in client_ip, for the rate limits)
   app.post('/internal/auth/password', async (req, res) => {
-    const { username, password } = (req.body ?? {}) as Record<string, unknown>;
+    const { username, password, client_ip: clientIp } = (req.body ?? {}) as Record<string, unknown>;
     if (typeof username !== 'string' || typeof password !== 'string' || !username || !password) throw new PermissionDenied(INVALID_CREDENTIALS);
-    const row = await checkCredentials(ctx, username, password);
+    const row = await signIn(ctx, throttle, res, username, password, signInAddress(req, clientIp));
     if (!row) throw new PermissionDenied(INVALID_CREDENTIALS);
     await ctx.db.query(sql`UPDATE ${userTable} SET last_login = now() WHERE id = ${row.id}`);
     res.json({ identity: await identityFor(ctx, row, null) });

@@ -1,8 +1,9 @@
-import { baseConfig, readConfigOrExit, runMain, createLogger } from '@inventory/core';
+import { readConfigOrExit, runMain, createLogger } from '@inventory/core';
 import { bootstrapAdmin } from './bootstrap';
+import { usersConfig } from './config';
 import { createService } from './service';
 
-const config = readConfigOrExit(baseConfig);
+const config = readConfigOrExit(usersConfig);
 const log = createLogger('users', config.LOG_LEVEL);
 const service = createService(config);
 runMain('users', log, service, async () => {

@@ -3,8 +3,9 @@ import { MethodNotAllowed, NotAuthenticated, PermissionDenied, ValidationError, 
 import type { Identity } from '@inventory/auth';
 import { sql, raw } from '@inventory/filtering';
 import { baseUrl, fetchByIds, identityOf, insert, notADict, prepare, represent, type Row, type ServiceContext } from '@inventory/rest';
-import { INVALID_CREDENTIALS, checkCredentials } from './auth';
+import { INVALID_CREDENTIALS, signIn } from './auth';
 import { USER_CONFIG_TABLE, token } from './models';
+import { signInAddress, type SignInThrottle } from './throttle';
 
 const RENDERS = ['application/json', 'text/html'];
 const PARSES = ['application/json', 'multipart/form-data'];
@@ -32,8 +33,9 @@ const PROVISION_FIELDS = ['expires', 'description', 'write_enabled', 'allowed_ip
 /**
  * POST /api/users/tokens/provision/: a new token for valid credentials.
  * No permission is needed (the gateway forwards it with an anonymous identity).
+ * Rate-limited per username and client address (X-Real-IP, set by the gateway).
  */
-export function mountProvision(app: Express, ctx: ServiceContext): void {
+export function mountProvision(app: Express, ctx: ServiceContext, throttle: SignInThrottle): void {
   app.all(`/api/${ctx.area}/tokens/provision/`, async (req: Request, res) => {
     res.setHeader('Allow', 'POST, OPTIONS');
     if (req.method === 'OPTIONS') {
@@ -48,7 +50,7 @@ export function mountProvision(app: Express, ctx: ServiceContext): void {
     const password = stringField(body, 'password', errors);
     if (Object.keys(errors).length) throw new ValidationError(errors);
 
-    const userRow = await checkCredentials(ctx, username, password);
+    const userRow = await signIn(ctx, throttle, res, username, password, signInAddress(req));
     if (!userRow) throw new PermissionDenied(INVALID_CREDENTIALS);
 
     const identity: Identity = {

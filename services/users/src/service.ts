@@ -1,11 +1,15 @@
 import type { BaseConfig } from '@inventory/core';
 import { createRestService, type RestService } from '@inventory/rest';
 import { announceAuthChange, mountAuthInternal } from './auth';
+import { authRateLimits, type AuthRateLimits } from './config';
 import { migrations } from './migrations';
 import { models } from './models';
 import { mountProvision, mountUserConfig } from './routes';
+import { SignInThrottle } from './throttle';
 
-export function createService(config: BaseConfig): RestService {
+/** `config`: a UsersConfig (main.ts); a plain BaseConfig gets the default rate limits. */
+export function createService(config: BaseConfig & Partial<AuthRateLimits>): RestService {
+  const limits = authRateLimits(config);
   // any change here may revoke what a cached token verification granted
   for (const m of models) m.hooks.afterCommit = (ctx) => announceAuthChange(ctx);
   return createRestService({
@@ -17,8 +21,9 @@ export function createService(config: BaseConfig): RestService {
     extraEndpoints: ['config'],
     // before the model routes, so /tokens/provision/ is not taken for a token id
     routes: (app, ctx) => {
-      mountAuthInternal(app, ctx);
-      mountProvision(app, ctx);
+      const throttle = new SignInThrottle(ctx, limits);
+      mountAuthInternal(app, ctx, throttle);
+      mountProvision(app, ctx, throttle);
       mountUserConfig(app, ctx);
     },
   });

@@ -1,5 +1,5 @@
 import { bootStack, runModelContract, type Stack } from '@inventory/testkit';
-import { createService } from '@inventory/users';
+import { createService, usersModels } from '@inventory/users';
 
 let stack: Stack;
 beforeAll(async () => {
@@ -14,6 +14,7 @@ const owner = { username: 'contract-owner' };
 runModelContract('user', {
   stack: () => stack,
   service: 'users',
+  model: usersModels.user,
   path: '/api/users/users/',
   schema: 'User',
   make: (i) => ({ username: `user${i}`, password: `Pass-word-${i}`, first_name: i % 2 ? 'Odd' : 'Even', email: `u${i}@example.com` }),
@@ -40,6 +41,7 @@ runModelContract('user', {
 runModelContract('group', {
   stack: () => stack,
   service: 'users',
+  model: usersModels.group,
   path: '/api/users/groups/',
   schema: 'Group',
   make: (i) => ({ name: `group ${i}` }),
@@ -60,6 +62,7 @@ runModelContract('group', {
 runModelContract('token', {
   stack: () => stack,
   service: 'users',
+  model: usersModels.token,
   path: '/api/users/tokens/',
   schema: 'Token',
   make: (i) => ({ user: owner, description: `token ${i}`, write_enabled: i % 2 === 0 }),
@@ -83,6 +86,7 @@ runModelContract('token', {
 runModelContract('object permission', {
   stack: () => stack,
   service: 'users',
+  model: usersModels.objectPermission,
   path: '/api/users/permissions/',
   schema: 'ObjectPermission',
   make: (i) => ({ name: `perm ${i}`, object_types: ['dcim.site'], actions: i % 2 ? ['view'] : ['view', 'delete'], description: i % 2 ? 'odd' : 'even' }),
