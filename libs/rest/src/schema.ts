@@ -1,7 +1,9 @@
+import { createHash } from 'node:crypto';
 import { DataTypes, type ModelAttributeColumnOptions, type QueryInterface, Sequelize } from 'sequelize';
 import { Umzug, SequelizeStorage } from 'umzug';
 import type { FieldDef } from './fields';
-import type { ModelDef } from './model';
+import type { ModelDef, UniqueDef } from './model';
+import { IDEMPOTENCY_TABLE } from './idempotency';
 
 /** Tags live beside the objects of each service; tag definitions live in extras. */
 export const TAGGED_ITEM_TABLE = '_tagged_item';
@@ -46,10 +48,12 @@ function columnType(field: FieldDef) {
 
 const ON_DELETE = { CASCADE: 'CASCADE', SET_NULL: 'SET NULL', PROTECT: 'RESTRICT' } as const;
 
-/** Sequelize attributes derived from the declaration (used by the migrations). */
+/** Sequelize attributes derived from the declaration (the columns `createModelTables` creates). */
 export function attributesOf(model: ModelDef, schema: string, local: Map<string, ModelDef>): Record<string, ModelAttributeColumnOptions> {
   const attrs: Record<string, ModelAttributeColumnOptions> = {
     id: { type: DataTypes.BIGINT, primaryKey: true, autoIncrement: true },
+    // raised by every write of the row: the object's version (ETag, If-Match)
+    _version: { type: DataTypes.BIGINT, allowNull: false, defaultValue: 1 },
   };
   for (const [name, field] of Object.entries(model.fields)) {
     if (field.virtual || field.type === 'm2m') continue;
@@ -94,32 +98,37 @@ export function attributesOf(model: ModelDef, schema: string, local: Map<string,
   return attrs;
 }
 
-/** Creates the tables, link tables and indexes of the given models (first migration of a service). */
+/**
+ * The tables, link tables and indexes the declarations describe: the schema
+ * a service's migrations must arrive at (the schema test compares the two).
+ * Migrations never call this: they are frozen SQL (docs/decisions/005).
+ * Every index gets an explicit name from its table and columns
+ * (`objectName`); constraints declared with a column keep PostgreSQL's
+ * `<table>_<column>_pkey|fkey|key`, which derive from the same.
+ */
 export async function createModelTables(qi: QueryInterface, schema: string, models: ModelDef[]): Promise<void> {
   const local = new Map(models.map((m) => [m.label, m]));
-  await qi.sequelize.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+  const q = (statement: string) => qi.sequelize.query(statement);
+  const index = (table: string, name: string, def: string) => q(`CREATE INDEX "${name}" ON "${schema}"."${table}" ${def}`);
+  await q(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
   for (const model of models) {
     await qi.createTable({ tableName: model.table, schema }, attributesOf(model, schema, local));
     for (const [name, field] of Object.entries(model.fields)) {
       if (field.type === 'fk' || (field.type === 'generic' && !field.virtual)) {
         const cols = field.type === 'fk' ? [`${name}_id`] : [field.typeField, field.idField];
-        await qi.addIndex({ tableName: model.table, schema }, cols);
+        await index(model.table, objectName(model.table, cols, 'idx'), `(${cols.map((c) => `"${c}"`).join(', ')})`);
       }
     }
-    if (model.tree) await qi.sequelize.query(`CREATE INDEX ON "${schema}"."${model.table}" USING GIN (_path)`);
+    if (model.tree) await index(model.table, objectName(model.table, ['_path'], 'idx'), 'USING GIN ("_path")');
     // the database enforces the unique rules too, so two writes in one batch (or two racing requests) cannot both win
-    for (const [i, u] of model.unique.entries()) {
-      const cols = u.fields.map((f) => {
-        const field = model.fields[f];
-        const c = field?.type === 'fk' ? `${f}_id` : f;
-        return u.caseInsensitive ? `lower("${c}")` : `"${c}"`;
-      });
-      const where = u.whenNull?.length ? ` WHERE ${u.whenNull.map((f) => `"${model.fields[f]?.type === 'fk' ? `${f}_id` : f}" IS NULL`).join(' AND ')}` : '';
-      await qi.sequelize.query(`CREATE UNIQUE INDEX "${uniqueIndexName(model.table, i)}" ON "${schema}"."${model.table}" (${cols.join(', ')})${where}`);
+    for (const u of model.unique) {
+      const cols = u.fields.map((f) => (u.caseInsensitive ? `lower("${fieldColumn(model, f)}")` : `"${fieldColumn(model, f)}"`));
+      const where = u.whenNull?.length ? ` WHERE ${u.whenNull.map((f) => `"${fieldColumn(model, f)}" IS NULL`).join(' AND ')}` : '';
+      await q(`CREATE UNIQUE INDEX "${uniqueIndexName(model, u)}" ON "${schema}"."${model.table}" (${cols.join(', ')})${where}`);
     }
   }
   for (const model of models) {
-    for (const [name, field] of Object.entries(model.fields)) {
+    for (const field of Object.values(model.fields)) {
       if (field.type !== 'm2m') continue;
       const target = local.get(field.to);
       await qi.createTable({ tableName: field.through, schema }, {
@@ -136,8 +145,8 @@ export async function createModelTables(qi: QueryInterface, schema: string, mode
           ...(target ? { references: { model: { tableName: target.table, schema }, key: 'id' }, onDelete: 'CASCADE' } : {}),
         },
       });
-      await qi.addIndex({ tableName: field.through, schema }, ['owner_id', 'target_id'], { unique: true, name: `${field.through}_${name}_uniq` });
-      await qi.addIndex({ tableName: field.through, schema }, ['target_id']);
+      await q(`CREATE UNIQUE INDEX "${objectName(field.through, ['owner_id', 'target_id'], 'uniq')}" ON "${schema}"."${field.through}" ("owner_id", "target_id")`);
+      await index(field.through, objectName(field.through, ['target_id'], 'idx'), '("target_id")');
     }
   }
   await qi.createTable({ tableName: TAGGED_ITEM_TABLE, schema }, {
@@ -146,8 +155,22 @@ export async function createModelTables(qi: QueryInterface, schema: string, mode
     content_type: { type: DataTypes.STRING(100), allowNull: false },
     object_id: { type: DataTypes.BIGINT, allowNull: false },
   });
-  await qi.addIndex({ tableName: TAGGED_ITEM_TABLE, schema }, ['content_type', 'object_id', 'tag_id'], { unique: true, name: `${schema}_tagged_uniq` });
-  await qi.addIndex({ tableName: TAGGED_ITEM_TABLE, schema }, ['tag_id']);
+  const tagged = ['content_type', 'object_id', 'tag_id'];
+  await q(`CREATE UNIQUE INDEX "${objectName(TAGGED_ITEM_TABLE, tagged, 'uniq')}" ON "${schema}"."${TAGGED_ITEM_TABLE}" (${tagged.map((c) => `"${c}"`).join(', ')})`);
+  await index(TAGGED_ITEM_TABLE, objectName(TAGGED_ITEM_TABLE, ['tag_id'], 'idx'), '("tag_id")');
+  // answers of writes sent with an Idempotency-Key (idempotency.ts)
+  await q(`CREATE TABLE "${schema}"."${IDEMPOTENCY_TABLE}" (
+    "user_id" BIGINT NOT NULL, "key" VARCHAR(255) NOT NULL, "fingerprint" CHAR(64) NOT NULL,
+    "status" INTEGER, "object_ids" BIGINT[], "bulk" BOOLEAN, "headers" JSONB, "body" TEXT, "created" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(),
+    CONSTRAINT "${IDEMPOTENCY_TABLE}_pkey" PRIMARY KEY ("user_id", "key"))`);
+  await index(IDEMPOTENCY_TABLE, objectName(IDEMPOTENCY_TABLE, ['created'], 'idx'), '("created")');
+}
+
+/** Runs a frozen migration's SQL statements in one transaction. */
+export async function runStatements(qi: QueryInterface, statements: string[]): Promise<void> {
+  await qi.sequelize.transaction(async (transaction) => {
+    for (const statement of statements) await qi.sequelize.query(statement, { transaction });
+  });
 }
 
 export interface Migration {
@@ -180,8 +203,36 @@ export async function migrate(url: string, schema: string, models: ModelDef[], m
   }
 }
 
-export function uniqueIndexName(table: string, i: number): string {
-  return `${table}_unique_${i}`;
+/** PostgreSQL truncates identifiers past 63 bytes. */
+const MAX_IDENTIFIER = 63;
+
+/**
+ * The name of an index or constraint: `<table>_<columns>_<suffix>`, from what
+ * it covers and never from its position among others. Past 63 characters the
+ * middle is cut and a short hash of the full name keeps it unique.
+ */
+export function objectName(table: string, columns: string[], suffix: string): string {
+  const full = [table, ...columns, suffix].join('_');
+  if (full.length <= MAX_IDENTIFIER) return full;
+  const hash = createHash('sha1').update(full).digest('hex').slice(0, 8);
+  const head = [table, ...columns].join('_').slice(0, MAX_IDENTIFIER - suffix.length - hash.length - 2);
+  return `${head}_${hash}_${suffix}`;
+}
+
+function fieldColumn(model: ModelDef, field: string): string {
+  return model.fields[field]?.type === 'fk' ? `${field}_id` : field;
+}
+
+/**
+ * The unique index enforcing a declared unique rule:
+ * `<table>_<columns>[_ci][_where_<columns>_null]_uniq`
+ * (e.g. `tenant_name_where_group_id_null_uniq`); `uniqueViolation` maps it back.
+ */
+export function uniqueIndexName(model: ModelDef, rule: UniqueDef): string {
+  const parts = rule.fields.map((f) => fieldColumn(model, f));
+  if (rule.caseInsensitive) parts.push('ci');
+  if (rule.whenNull?.length) parts.push('where', ...rule.whenNull.map((f) => fieldColumn(model, f)), 'null');
+  return objectName(model.table, parts, 'uniq');
 }
 
 export function hashKey(text: string): number {

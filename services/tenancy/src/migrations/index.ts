@@ -1,8 +1,7 @@
-import { createModelTables, type Migration } from '@inventory/rest';
+import type { Migration } from '@inventory/rest';
+import { initial } from './0001_initial';
+import { indexNames } from './0002_index_names';
+import { objectVersions } from './0003_object_versions';
 
-export const migrations: Migration[] = [
-  {
-    name: '0001_initial',
-    up: ({ qi, schema, models }) => createModelTables(qi, schema, models),
-  },
-];
+/** In order; each entry is frozen once released (docs/decisions/005-frozen-migrations.md). */
+export const migrations: Migration[] = [initial, indexNames, objectVersions];
