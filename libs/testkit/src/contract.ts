@@ -1,5 +1,10 @@
+import type { ModelDef } from '@inventory/rest';
+import { concurrencyPass } from './concurrency';
+import { filterPass } from './filter-check';
+import { fuzzPass } from './fuzz';
 import type { Client, Reply } from './http';
 import { OpenApiChecker } from './openapi-check';
+import { FUZZ_RUNS, SchemaProbe, timed, type Declared, type PassContext } from './probe';
 import type { Stack } from './stack';
 
 type Obj = Record<string, any>;
@@ -7,6 +12,12 @@ type Obj = Record<string, any>;
 export interface ContractOptions {
   stack: () => Stack;
   service: string;
+  /**
+   * The model's declaration: the contract fuzzes its endpoints, runs
+   * concurrent writes and checks every declared filter from it (see fuzz.ts,
+   * concurrency.ts, filter-check.ts).
+   */
+  model: ModelDef;
   /** List path, e.g. `/api/tenancy/tenants/`. */
   path: string;
   /** Component schema name, e.g. `Tenant`. */
@@ -28,6 +39,9 @@ export interface ContractOptions {
   /** How many objects the query-count test creates (default 60). */
   volume?: number;
 }
+
+/** Models declared in this test file (jest loads modules per file), for passes that need another model's objects. */
+const declared = new Map<string, Declared>();
 
 const ids = (list: Obj[]) => list.map((o) => o.id).sort((a, b) => a - b);
 
@@ -70,11 +84,17 @@ export function runModelContract(title: string, o: ContractOptions): void {
       return r.body;
     };
 
+    let db: SchemaProbe;
+    declared.set(o.model.label, { model: o.model, service: o.service, path: o.path, make });
+    const pass = (): PassContext => ({ title, path: o.path, schema: o.schema, model: o.model, api: timed(api), checker: schema, db, make, patch: o.patch, declared });
+
     beforeAll(async () => {
       api = o.stack().client(o.service);
-      const doc = ok(await api.get('/internal/openapi'), 200).body;
+      const doc = ok(await o.stack().serviceClient(o.service).get('/internal/openapi'), 200).body;
       schema = new OpenApiChecker(doc);
+      db = new SchemaProbe(o.stack().databaseUrl, o.service);
     });
+    afterAll(() => db?.end());
 
     test('when an object is created, then detail, list and brief read it back', async () => {
       const body = await make();
@@ -264,5 +284,10 @@ export function runModelContract(title: string, o: ContractOptions): void {
       expect(counts[0]).toBeGreaterThan(0);
       expect(new Set(counts).size).toBe(1);
     });
+
+    const long = Math.max(60_000, FUZZ_RUNS * 2_000);
+    test('fuzz: when random bodies, queries, ids and headers hit list, detail and bulk endpoints, then nothing answers 5xx and rejected writes change nothing', () => fuzzPass(pass()), long);
+    test('fuzz: when random writes run concurrently, then nothing answers 5xx and unique rules, trees and counts hold', () => concurrencyPass(pass()), long);
+    test('when every declared filter gets one object that must match and one that must not, then exactly the matching one comes back', () => filterPass(pass()), 60_000);
   });
 }

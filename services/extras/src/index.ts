@@ -1,1 +1,2 @@
 export { createService } from './service';
+export * as extrasModels from './models';

@@ -1,5 +1,5 @@
 import { bootStack, runModelContract, type Stack } from '@inventory/testkit';
-import { createService as tenancy } from '@inventory/tenancy';
+import { createService as tenancy, tenancyModels } from '@inventory/tenancy';
 import { createService as extras } from '@inventory/extras';
 
 let stack: Stack;
@@ -13,6 +13,7 @@ const tooLong = 'x'.repeat(101);
 runModelContract('tenant group', {
   stack: () => stack,
   service: 'tenancy',
+  model: tenancyModels.tenantGroup,
   path: '/api/tenancy/tenant-groups/',
   schema: 'TenantGroup',
   badPatch: { slug: 'a b' },
@@ -33,6 +34,7 @@ runModelContract('tenant group', {
 runModelContract('tenant', {
   stack: () => stack,
   service: 'tenancy',
+  model: tenancyModels.tenant,
   path: '/api/tenancy/tenants/',
   schema: 'Tenant',
   badPatch: { group: 999999 },
@@ -57,6 +59,7 @@ runModelContract('tenant', {
 runModelContract('contact group', {
   stack: () => stack,
   service: 'tenancy',
+  model: tenancyModels.contactGroup,
   path: '/api/tenancy/contact-groups/',
   schema: 'ContactGroup',
   badPatch: { slug: 'bad slug' },
@@ -69,6 +72,7 @@ runModelContract('contact group', {
 runModelContract('contact role', {
   stack: () => stack,
   service: 'tenancy',
+  model: tenancyModels.contactRole,
   path: '/api/tenancy/contact-roles/',
   schema: 'ContactRole',
   badPatch: { slug: 'a b' },
@@ -81,6 +85,7 @@ runModelContract('contact role', {
 runModelContract('contact', {
   stack: () => stack,
   service: 'tenancy',
+  model: tenancyModels.contact,
   path: '/api/tenancy/contacts/',
   schema: 'Contact',
   badPatch: { email: 'bad' },
@@ -96,6 +101,7 @@ runModelContract('contact', {
 runModelContract('contact assignment', {
   stack: () => stack,
   service: 'tenancy',
+  model: tenancyModels.contactAssignment,
   path: '/api/tenancy/contact-assignments/',
   schema: 'ContactAssignment',
   badPatch: { priority: 'first' },
