@@ -50,6 +50,7 @@ export const baseConfigSchema = {
   EXEMPT_VIEW_PERMISSIONS: Joi.string().allow('').default(''),
   SERVICE_URLS: Joi.string().allow('').default(''),
   QUERY_COUNT_HEADER: bool.default(false),
+  MAX_BODY_SIZE: Joi.number().integer().min(1024).default(10 * 1024 * 1024),
 };
 
 export interface BaseConfig {
@@ -70,6 +71,8 @@ export interface BaseConfig {
   SERVICE_URLS: string;
   /** Report the SQL statements a request ran in X-Query-Count (tests and benchmarks). */
   QUERY_COUNT_HEADER: boolean;
+  /** Largest request body accepted, in bytes (413 above). */
+  MAX_BODY_SIZE: number;
 }
 
 export const baseConfig = Joi.object<BaseConfig>(baseConfigSchema);

@@ -61,6 +61,31 @@ export class Conflict extends HttpError {
   }
 }
 
+export class PreconditionFailed extends HttpError {
+  constructor(detail = 'The object has changed since the version given in If-Match.') {
+    super(412, { detail });
+  }
+}
+
+export class PayloadTooLarge extends HttpError {
+  constructor(limit: number) {
+    super(413, { detail: `Request body too large (limit ${limit} bytes).` });
+  }
+}
+
+export class UnprocessableEntity extends HttpError {
+  constructor(detail: string) {
+    super(422, { detail });
+  }
+}
+
+/** 429 with the wait in Retry-After (DRF's throttling text). */
+export class TooManyRequests extends HttpError {
+  constructor(readonly retryAfterSeconds: number) {
+    super(429, { detail: `Request was throttled. Expected available in ${retryAfterSeconds} seconds.` });
+  }
+}
+
 export class UnsupportedMediaType extends HttpError {
   constructor(type: string) {
     super(415, { detail: `Unsupported media type "${type}" in request.` });

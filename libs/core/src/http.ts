@@ -4,13 +4,21 @@ import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { runWithContext } from './context';
-import { HttpError, UnsupportedMediaType, BadRequest } from './errors';
+import { HttpError, UnsupportedMediaType, BadRequest, Conflict, PayloadTooLarge, TooManyRequests } from './errors';
+import { checkJsonBody } from './input';
 import type { Logger } from './logging';
 
 export type ReadinessCheck = () => Promise<void>;
 
-/** Reads the body of requests that carry one and parses JSON; anything else is 415. */
-export function jsonBody(limit = 10 * 1024 * 1024) {
+/** Default MAX_BODY_SIZE: 10 MB. */
+export const DEFAULT_MAX_BODY_SIZE = 10 * 1024 * 1024;
+
+/**
+ * Reads the body of requests that carry one and parses JSON; anything else is 415.
+ * A body over `limit` is read to its end and dropped (the client's keep-alive
+ * connection stays usable), then answered with 413.
+ */
+export function jsonBody(limit = DEFAULT_MAX_BODY_SIZE) {
   return (req: Request, _res: Response, proceed: NextFunction): void => {
     // stream events run outside the request's async context: re-enter it before going on
     const next = AsyncResource.bind(proceed) as NextFunction;
@@ -22,18 +30,13 @@ export function jsonBody(limit = 10 * 1024 * 1024) {
     }
     const chunks: Buffer[] = [];
     let size = 0;
-    let failed = false;
     req.on('data', (c: Buffer) => {
       size += c.length;
-      if (size > limit && !failed) {
-        failed = true;
-        next(new HttpError(413, { detail: 'Request body too large.' }));
-      }
-      chunks.push(c);
+      if (size <= limit) chunks.push(c);
     });
     req.on('error', (err) => next(err));
     req.on('end', () => {
-      if (failed) return;
+      if (size > limit) return next(new PayloadTooLarge(limit));
       const raw = Buffer.concat(chunks).toString('utf8');
       if (raw.length === 0) {
         req.body = undefined;
@@ -45,10 +48,15 @@ export function jsonBody(limit = 10 * 1024 * 1024) {
       }
       try {
         req.body = JSON.parse(raw);
-        next();
       } catch (err) {
-        next(new BadRequest(`JSON parse error - ${(err as Error).message}`));
+        return next(new BadRequest(`JSON parse error - ${(err as Error).message}`));
       }
+      try {
+        checkJsonBody(req.body, raw);
+      } catch (err) {
+        return next(err);
+      }
+      next();
     });
   };
 }
@@ -68,6 +76,25 @@ export function sendJson(res: http.ServerResponse, status: number, body: unknown
 /** What a 500 says: nothing about the failure itself (that goes to the log with the request id). */
 export const SERVER_ERROR = { error: 'Internal server error', exception: 'ServerError', detail: 'Internal server error' };
 
+/**
+ * Safety net for database errors the validation did not foresee: they come
+ * from the request's values or from a concurrent writer, never from the
+ * server being broken, so they answer 4xx (SQLSTATE classes 22, 23, 40).
+ */
+export function databaseError(err: unknown): HttpError | null {
+  const code = (err as { code?: unknown }).code;
+  if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) return null;
+  if (code.startsWith('22')) return new BadRequest(`Invalid value: ${(err as Error).message}`);
+  if (code === '23505') return new Conflict('The object conflicts with another one (a unique value is already taken).');
+  if (code === '23503') return new Conflict('The object is referenced by, or refers to, an object that changed concurrently; retry the request.');
+  if (code.startsWith('23')) return new BadRequest(`Invalid value: ${(err as Error).message}`);
+  if (code === '40001' || code === '40P01') return new Conflict(CONCURRENT_CHANGE);
+  return null;
+}
+
+/** 409 text when a write kept colliding with concurrent writes after its retries. */
+export const CONCURRENT_CHANGE = 'The request conflicted with concurrent changes to the same objects; retry it.';
+
 /** The one place where errors become responses. */
 export function errorHandler(log: Logger) {
   return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
@@ -76,7 +103,14 @@ export function errorHandler(log: Logger) {
       return;
     }
     if (err instanceof HttpError) {
+      if (err instanceof TooManyRequests) res.setHeader('Retry-After', String(err.retryAfterSeconds));
       sendJson(res, err.status, err.body);
+      return;
+    }
+    const mapped = databaseError(err);
+    if (mapped) {
+      log.warn({ err: { code: (err as { code?: string }).code, message: (err as Error).message }, method: req.method, path: req.path }, 'database refused the request');
+      sendJson(res, mapped.status, mapped.body);
       return;
     }
     // body-parser style errors that carry a status (e.g. aborted requests)
@@ -96,6 +130,8 @@ export interface ServiceOptions {
   queryCountHeader?: boolean;
   log: Logger;
   readiness?: ReadinessCheck[];
+  /** Largest request body accepted (bytes); default DEFAULT_MAX_BODY_SIZE. */
+  maxBodySize?: number;
   /** Attach routes; called after the common middleware. */
   routes: (app: Express) => void;
 }
@@ -139,7 +175,7 @@ export function createApp(opts: ServiceOptions): Express {
       res.status(503).json({ status: 'unavailable', detail: (err as Error).message });
     }
   });
-  app.use(jsonBody());
+  app.use(jsonBody(opts.maxBodySize));
   opts.routes(app);
   app.use(errorHandler(opts.log));
   return app;

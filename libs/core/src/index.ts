@@ -3,3 +3,4 @@ export * from './config';
 export * from './context';
 export * from './logging';
 export * from './http';
+export * from './input';

@@ -1,4 +1,4 @@
-import { ValidationError } from '@inventory/core';
+import { ValidationError, checkQueryText } from '@inventory/core';
 import { type Sql, sql, and, or } from './sql';
 import {
   STRING_LOOKUPS,
@@ -88,6 +88,7 @@ function locate(param: string, defs: Map<string, FilterDef>): { def: FilterDef; 
  * keyed by the parameter.
  */
 export async function buildFilter(defs: FilterDef[], params: URLSearchParams, opts: FilterOptions = {}): Promise<FilterResult> {
+  checkQueryText(params);
   const byName = new Map(defs.map((d) => [d.name, d]));
   const reserved = new Set([...RESERVED_PARAMS, ...(opts.extraReserved ?? [])]);
   const conditions: Sql[] = [];
@@ -194,7 +195,7 @@ async function condition(def: FilterDef, lookup: string | null, raw: string[]): 
       const { values, hasNull } = splitNull(raw);
       if (def.keyType === 'integer') {
         for (const v of values) {
-          if (!/^\d+$/.test(v)) throw invalidChoice(v);
+          if (!/^\d+$/.test(v) || !Number.isSafeInteger(Number(v))) throw invalidChoice(v);
         }
       }
       const found = values.length ? await def.resolve(values) : new Map<string, number[]>();

@@ -1,4 +1,5 @@
 import { type Sql, sql, raw, ident, and, or, likeEscape } from '@inventory/filtering';
+import { fieldOf } from './fields';
 import type { ModelDef } from './model';
 import type { ServiceContext } from './registry';
 
@@ -20,7 +21,7 @@ function lookupSql(ctx: ServiceContext, model: ModelDef, alias: string, parts: s
   const [head, ...rest] = parts;
   const a = raw(alias);
   if (head === 'id' || head === 'pk') return compare(sql`${a}.id`, lookup, value);
-  const field = model.fields[head] ?? (head.endsWith('_id') ? model.fields[head.slice(0, -3)] : undefined);
+  const field = fieldOf(model, head) ?? (head.endsWith('_id') ? fieldOf(model, head.slice(0, -3)) : undefined);
   if (!field) return raw('FALSE');
   if (field.type === 'fk') {
     const column = sql`${a}.${ident(`${head.replace(/_id$/, '')}_id`)}`;

@@ -37,7 +37,7 @@ export function customFieldValueError(cf: CustomFieldDef, value: unknown): strin
       if (cf.validation_regex && !new RegExp(`^(?:${cf.validation_regex})`).test(value)) return `Value must match regex '${cf.validation_regex}'`;
       return null;
     case 'integer':
-      if (typeof value !== 'number' || !Number.isInteger(value)) return 'Value must be an integer.';
+      if (typeof value !== 'number' || !Number.isSafeInteger(value)) return 'Value must be an integer.';
       if (cf.validation_minimum !== null && value < cf.validation_minimum) return `Value must be at least ${cf.validation_minimum}`;
       if (cf.validation_maximum !== null && value > cf.validation_maximum) return `Value must not exceed ${cf.validation_maximum}`;
       return null;
@@ -66,10 +66,10 @@ export function customFieldValueError(cf: CustomFieldDef, value: unknown): strin
       return bad.length ? `Invalid choice(s) (${bad.join(', ')}) for choice set ${cf.choice_set_name}.` : null;
     }
     case 'object':
-      return typeof value === 'number' && Number.isInteger(value) ? null : `Value must be an object ID, not ${pyType(value)}`;
+      return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? null : `Value must be an object ID, not ${pyType(value)}`;
     case 'multiobject': {
       if (!Array.isArray(value)) return `Value must be a list of object IDs, not ${pyType(value)}`;
-      const bad = value.find((v) => typeof v !== 'number' || !Number.isInteger(v));
+      const bad = value.find((v) => typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0);
       return bad !== undefined ? `Found invalid object ID: ${String(bad)}` : null;
     }
     default:

@@ -9,6 +9,10 @@ pg.types.setTypeParser(1082, (v) => v); // date
 pg.types.setTypeParser(20, (v) => Number(v)); // int8
 pg.types.setTypeParser(1700, (v) => Number(v)); // numeric
 
+/** deadlock_detected, serialization_failure: the transaction lost a race and may simply run again. */
+const RETRYABLE = new Set(['40P01', '40001']);
+const TRANSACTION_RETRIES = 3;
+
 export interface Queryable {
   query(statement: Sql): Promise<Record<string, unknown>[]>;
 }
@@ -55,7 +59,24 @@ export class Db implements Queryable {
     return this.run(this.pool, statement);
   }
 
-  async transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+  /**
+   * Runs `fn` in a transaction. A deadlock or serialization failure (a
+   * concurrent writer, not the request) runs the whole of `fn` again, a
+   * bounded number of times; after that the error reaches the error handler,
+   * which answers 409.
+   */
+  async transaction<T>(fn: (tx: Tx) => Promise<T>, retries = TRANSACTION_RETRIES): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.once(fn);
+      } catch (err) {
+        if (attempt >= retries || !RETRYABLE.has((err as { code?: string }).code ?? '')) throw err;
+        await new Promise((r) => setTimeout(r, 5 + Math.random() * 20 * (attempt + 1)));
+      }
+    }
+  }
+
+  private async once<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
     try {
       await client.query('BEGIN');

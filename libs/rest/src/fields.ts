@@ -180,3 +180,12 @@ export function columnOf(name: string, field: FieldDef): string | null {
   if (field.type === 'fk') return `${name}_id`;
   return name;
 }
+
+/**
+ * The declared field of that name, or undefined. Names come from clients
+ * (attribute sets, ordering, lookups): `constructor` or `__proto__` must not
+ * find Object.prototype's members.
+ */
+export function fieldOf(model: { fields: Record<string, FieldDef> }, name: string): FieldDef | undefined {
+  return Object.prototype.hasOwnProperty.call(model.fields, name) ? model.fields[name] : undefined;
+}

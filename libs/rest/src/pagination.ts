@@ -4,9 +4,10 @@ export interface Page {
   offset: number;
 }
 
+/** A non-negative integer parameter; however large, it is clamped (an offset past the data is simply an empty page). */
 function intParam(value: string | null): number | null {
   if (value === null || !/^\d+$/.test(value.trim())) return null;
-  return Number(value);
+  return Math.min(Number(value), Number.MAX_SAFE_INTEGER);
 }
 
 export function parsePage(params: URLSearchParams, paginateCount: number, maxPageSize: number): Page {

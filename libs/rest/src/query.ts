@@ -1,4 +1,6 @@
-import { type Sql, sql, raw, ident, join } from '@inventory/filtering';
+import { ValidationError } from '@inventory/core';
+import { Sql, sql, raw, ident, join } from '@inventory/filtering';
+import { fieldOf } from './fields';
 import type { ModelDef } from './model';
 import type { Queryable } from './db';
 import type { ServiceContext } from './registry';
@@ -42,40 +44,61 @@ export async function remoteCounts(ctx: ServiceContext, model: ModelDef, rows: R
   );
 }
 
-/** Fields a client may order by: stored scalars, relations (by the target's order) and counts. */
-export function orderExpression(ctx: ServiceContext, model: ModelDef, term: string): Sql | null {
+/** Why an ordering term cannot be served (a 400 names it), or null when it can. */
+type OrderTerm = Sql | { refused: string } | null;
+
+/**
+ * One `ordering=` term: stored scalars, relations (by the target's own
+ * ordering), counts, id, created/last_updated and the tree order. A declared
+ * name that cannot be ordered by is refused; an unknown name is null
+ * (ignored, as NetBox's OrderingFilter does).
+ */
+export function orderExpression(ctx: ServiceContext, model: ModelDef, term: string): OrderTerm {
   const desc = term.startsWith('-');
   const name = desc ? term.slice(1) : term;
   const dir = raw(desc ? ' DESC' : ' ASC');
   const nulls = raw(desc ? ' NULLS FIRST' : ' NULLS LAST');
-  if (name === 'id') return sql`t.id${dir}`;
-  if (name === '_tree') return sql`t._tree_sort${dir}`;
-  if ((name === 'created' || name === 'last_updated') && model.timestamps) return sql`t.${ident(name)}${dir}${nulls}`;
-  if (name in model.counts) return sql`${ident(`__count_${name}`)}${dir}`;
+  if (name === 'id' || name === 'pk') return sql`t.id${dir}`;
+  if (name === '_tree' && model.tree) return sql`t._tree_sort${dir}`;
   if (name === '_depth' && model.tree) return sql`t._depth${dir}`;
-  const field = model.fields[name];
-  if (!field || field.writeOnly || field.virtual || field.orderable === false) return null;
+  if ((name === 'created' || name === 'last_updated') && model.timestamps) return sql`t.${ident(name)}${dir}${nulls}`;
+  if (Object.prototype.hasOwnProperty.call(model.counts, name)) {
+    // counts of another service's objects are fetched after the page is read (until they are kept locally)
+    if (!ctx.models.has(model.counts[name].model)) return { refused: `Ordering by ${name} is not supported.` };
+    return sql`${ident(`__count_${name}`)}${dir}`;
+  }
+  if ((name === 'tags' && model.tags) || (name === 'custom_fields' && model.customFields)) return { refused: `Ordering by ${name} is not supported.` };
+  const field = fieldOf(model, name);
+  if (!field) return null;
+  if (field.writeOnly || field.virtual || field.orderable === false || field.type === 'm2m' || field.type === 'generic' || field.type === 'json') {
+    return { refused: `Ordering by ${name} is not supported.` };
+  }
   if (field.type === 'fk') {
     const target = ctx.models.get(field.to);
-    const orderBy = target?.ordering.find((o) => !o.startsWith('-') && o !== '_tree' && target.fields[o] && target.fields[o].type !== 'fk');
+    const orderBy = target?.ordering.find((o) => !o.startsWith('-') && fieldOf(target, o) && fieldOf(target, o)!.type !== 'fk');
     if (target && orderBy) {
       return sql`(SELECT r.${ident(orderBy)} FROM ${raw(ctx.db.table(target.table))} r WHERE r.id = t.${ident(`${name}_id`)})${dir}${nulls}`;
     }
     return sql`t.${ident(`${name}_id`)}${dir}${nulls}`;
   }
-  if (field.type === 'm2m' || field.type === 'generic' || field.type === 'json') return null;
   return sql`t.${ident(name)}${dir}${nulls}`;
 }
 
+/** ORDER BY for a request: the asked terms (400 for those that cannot be served), else the model's default; id last. */
 export function orderBy(ctx: ServiceContext, model: ModelDef, requested: string | null): Sql {
-  const terms = requested
-    ? requested
-        .split(',')
-        .map((s) => s.trim())
-        .filter(Boolean)
-    : [];
-  let exprs = terms.map((t) => orderExpression(ctx, model, t)).filter((e): e is Sql => e !== null);
-  if (exprs.length === 0) exprs = model.ordering.map((t) => orderExpression(ctx, model, t)).filter((e): e is Sql => e !== null);
+  const terms = (requested ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const refused: string[] = [];
+  let exprs: Sql[] = [];
+  for (const term of terms) {
+    const e = orderExpression(ctx, model, term);
+    if (e instanceof Sql) exprs.push(e);
+    else if (e) refused.push(e.refused);
+  }
+  if (refused.length) throw new ValidationError({ ordering: refused });
+  if (exprs.length === 0) exprs = model.ordering.map((t) => orderExpression(ctx, model, t)).filter((e): e is Sql => e instanceof Sql);
   // a stable order across pages
   exprs.push(sql`t.id ASC`);
   return join(exprs, ', ');

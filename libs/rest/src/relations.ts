@@ -1,5 +1,5 @@
 import { type Sql, sql, raw, and, ident } from '@inventory/filtering';
-import { columnOf } from './fields';
+import { columnOf, fieldOf } from './fields';
 import { flattenAttrs, pyRepr } from './format';
 import type { RefResult } from './features';
 import type { ModelDef } from './model';
@@ -10,15 +10,58 @@ const NOT_FOUND_ID = (id: unknown) => `Related object not found using the provid
 const UNRECOGNISED = (v: unknown) =>
   `Related objects must be referenced by numeric ID or by dictionary of attributes. Received an unrecognized value: ${typeof v === 'string' ? v : JSON.stringify(v)}`;
 
+/** Keys an attribute set may never use: they would reach Object.prototype, not a field. */
+const FORBIDDEN_KEYS = new Set(Object.getOwnPropertyNames(Object.prototype));
+const MAX_ATTR_DEPTH = 5;
+
+function attrsProblem(attrs: Record<string, unknown>, depth: number): string | null {
+  if (depth > MAX_ATTR_DEPTH) return 'Related object attributes are nested too deeply.';
+  for (const [key, value] of Object.entries(attrs)) {
+    if (FORBIDDEN_KEYS.has(key) || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(key)) return `Cannot resolve keyword '${key}' into field.`;
+    if (value === null || typeof value === 'string' || typeof value === 'boolean') continue;
+    if (typeof value === 'number') {
+      if (!Number.isFinite(value) || (Number.isInteger(value) && !Number.isSafeInteger(value))) return `Invalid value for '${key}': ${String(value)}`;
+      continue;
+    }
+    if (typeof value === 'object' && !Array.isArray(value)) {
+      const p = attrsProblem(value as Record<string, unknown>, depth + 1);
+      if (p) return p;
+      continue;
+    }
+    return `Invalid value for '${key}': ${JSON.stringify(value)}`;
+  }
+  return null;
+}
+
+/**
+ * What is wrong with the shape of a reference, decided before any lookup (and
+ * so before any call to another service): an id must be a non-negative
+ * integer that a bigint column can hold, an attribute set plain keys and
+ * scalar or nested-set values. null when the shape is fine.
+ */
+export function refShapeError(ref: unknown): string | null {
+  if (typeof ref === 'number') {
+    if (!Number.isInteger(ref)) return UNRECOGNISED(ref);
+    return Number.isSafeInteger(ref) && ref >= 0 ? null : NOT_FOUND_ID(ref);
+  }
+  if (typeof ref === 'string') {
+    if (!/^\d+$/.test(ref)) return UNRECOGNISED(ref);
+    return Number.isSafeInteger(Number(ref)) ? null : NOT_FOUND_ID(ref);
+  }
+  if (ref !== null && typeof ref === 'object' && !Array.isArray(ref)) return attrsProblem(ref as Record<string, unknown>, 1);
+  return UNRECOGNISED(ref);
+}
+
 /** Condition for an attribute set on a local model, following relations (`{"site": {"name": "s1"}}`). */
 export function attributeCondition(ctx: ServiceContext, model: ModelDef, attrs: Record<string, unknown>, alias: string): Sql {
   const parts: Sql[] = [];
   for (const [key, value] of Object.entries(attrs)) {
-    if (key === 'id') {
-      parts.push(sql`${raw(alias)}.id = ${Number(value)}`);
+    if (key === 'id' || key === 'pk') {
+      const id = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
+      parts.push(typeof id === 'number' && Number.isSafeInteger(id) ? sql`${raw(alias)}.id = ${id}` : raw('FALSE'));
       continue;
     }
-    const field = model.fields[key];
+    const field = fieldOf(model, key);
     const column = field ? columnOf(key, field) : null;
     if (!field || (!column && field.type !== 'fk')) {
       const choices = ['id', ...Object.keys(model.fields)].sort().join(', ');
@@ -52,6 +95,11 @@ export async function resolveLocal(ctx: ServiceContext, model: ModelDef, refs: u
   const ids = new Map<number, number[]>();
   for (let i = 0; i < refs.length; i++) {
     const ref = refs[i];
+    const problem = refShapeError(ref);
+    if (problem) {
+      results[i] = { error: problem };
+      continue;
+    }
     const id = typeof ref === 'number' ? ref : typeof ref === 'string' && /^\d+$/.test(ref) ? Number(ref) : null;
     if (id !== null && Number.isInteger(id)) {
       const list = ids.get(id) ?? [];
@@ -92,8 +140,16 @@ export async function resolveRefs(ctx: ServiceContext, label: string, refs: unkn
   if (refs.length === 0) return [];
   const local = ctx.models.get(label);
   if (local) return resolveLocal(ctx, local, refs, q);
+  // malformed references never leave the service: only well-formed ones are sent to the owner
+  const results: RefResult[] = refs.map((r) => {
+    const problem = refShapeError(r);
+    return problem ? { error: problem } : { id: -1 };
+  });
+  const sendAt = results.flatMap((r, i) => ('id' in r ? [i] : []));
+  if (!sendAt.length) return results;
   const owner = ctx.refs.ownerOf(label);
   if (!ctx.refs.has(owner)) return refs.map((r) => ({ error: typeof r === 'number' ? NOT_FOUND_ID(r) : `Related object not found: ${label} is not available.` }));
-  const res = await ctx.refs.call<{ results: RefResult[] }>(owner, 'POST', '/internal/resolve', { model: label, refs });
-  return res.results;
+  const res = await ctx.refs.call<{ results: RefResult[] }>(owner, 'POST', '/internal/resolve', { model: label, refs: sendAt.map((i) => refs[i]) });
+  sendAt.forEach((at, k) => (results[at] = res.results[k] ?? { error: `Related object not found: ${label} did not answer for it.` }));
+  return results;
 }

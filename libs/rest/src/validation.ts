@@ -29,6 +29,20 @@ const SLUG = /^[-\p{L}\p{N}_]+$/u;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const DATETIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:?\d{2})?$/;
 
+/** Column ranges: int4, and the integers a JS number holds exactly (bigint columns). */
+const INT4 = [-2147483648, 2147483647] as const;
+const SAFE = [-Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER] as const;
+/** numeric(16,4) holds 12 digits before the point. */
+const DECIMAL_LIMIT = 999999999999.9999;
+
+/** Date.parse rolls impossible days over (2024-02-30 → March 1); PostgreSQL refuses them. */
+function isCalendarDate(iso: string): boolean {
+  const [y, m, d] = iso.slice(0, 10).split('-').map(Number);
+  const date = new Date(Date.UTC(2000, m - 1, d));
+  date.setUTCFullYear(y);
+  return y >= 1 && date.getUTCMonth() === m - 1 && date.getUTCDate() === d;
+}
+
 /** Choice values: raw values only; "true"/"false" and numeric strings are coerced first (NetBox ChoiceField). */
 function choiceSchema(field: ChoiceField): Joi.Schema {
   return Joi.any().custom((value, helpers) => {
@@ -83,25 +97,28 @@ function scalarSchema(field: FieldDef): Joi.Schema | null {
         .messages({ 'string.pattern.base': 'Enter a valid hexadecimal RGB color code.' });
     case 'integer':
     case 'bigint': {
-      let n = Joi.number().integer();
-      if (field.min !== undefined) n = n.min(field.min);
-      if (field.max !== undefined) n = n.max(field.max);
-      return n;
+      // what the column can hold, unless the declaration narrows it
+      const [lo, hi] = field.type === 'integer' ? INT4 : SAFE;
+      return Joi.number()
+        .integer()
+        .min(field.min ?? lo)
+        .max(field.max ?? hi);
     }
-    case 'decimal': {
-      let n = Joi.number().messages({ 'number.base': 'A valid number is required.' });
-      if (field.min !== undefined) n = n.min(field.min);
-      if (field.max !== undefined) n = n.max(field.max);
-      return n;
-    }
+    case 'decimal':
+      return Joi.number()
+        .min(field.min ?? -DECIMAL_LIMIT)
+        .max(field.max ?? DECIMAL_LIMIT)
+        .messages({ 'number.base': 'A valid number is required.' });
     case 'boolean':
       return Joi.boolean().truthy(1, '1', 'True', 'yes').falsy(0, '0', 'False', 'no');
     case 'date':
-      return Joi.string().pattern(DATE).messages({ 'string.pattern.base': 'Date has wrong format. Use one of these formats instead: YYYY-MM-DD.', 'string.base': 'Date has wrong format. Use one of these formats instead: YYYY-MM-DD.' });
+      return Joi.string()
+        .pattern(DATE)
+        .custom((v: string, helpers) => (isCalendarDate(v) ? v : helpers.error('string.pattern.base'))).messages({ 'string.pattern.base': 'Date has wrong format. Use one of these formats instead: YYYY-MM-DD.', 'string.base': 'Date has wrong format. Use one of these formats instead: YYYY-MM-DD.' });
     case 'datetime':
       return Joi.string()
         .pattern(DATETIME)
-        .custom((v: string) => (Number.isNaN(Date.parse(v.replace(' ', 'T'))) ? (() => { throw new Error('bad'); })() : v))
+        .custom((v: string) => (Number.isNaN(Date.parse(v.replace(' ', 'T'))) || !isCalendarDate(v) ? (() => { throw new Error('bad'); })() : v))
         .messages({
           'string.pattern.base': MESSAGES['date.base'] as string,
           'string.base': MESSAGES['date.base'] as string,

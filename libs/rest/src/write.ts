@@ -5,7 +5,7 @@ import { columnOf, type FieldDef } from './fields';
 import { pyType } from './format';
 import type { ModelDef } from './model';
 import type { Queryable, Tx } from './db';
-import { resolveRefs } from './relations';
+import { refShapeError, resolveRefs } from './relations';
 import { represent } from './serialize';
 import type { ServiceContext } from './registry';
 import { TAGGED_ITEM_TABLE, hashKey, uniqueIndexName } from './schema';
@@ -75,6 +75,11 @@ export async function prepare(ctx: ServiceContext, model: ModelDef, body: unknow
         else errs[name] = ['This field may not be null.'];
         continue;
       }
+      const problem = refShapeError(value);
+      if (problem) {
+        errs[name] = [problem];
+        continue;
+      }
       relationTasks.push(
         memo(wctx, `ref:${field.to}:${JSON.stringify(value)}`, () => resolveRefs(ctx, field.to, [value], wctx.tx)).then(([r]) => {
           if ('error' in r) errs[name] = [r.error];
@@ -113,7 +118,9 @@ export async function prepare(ctx: ServiceContext, model: ModelDef, body: unknow
   let tags: number[] | undefined;
   if (model.tags && Object.prototype.hasOwnProperty.call(body, 'tags')) {
     const value = body.tags;
+    const problems = Array.isArray(value) ? value.map(refShapeError) : [];
     if (!Array.isArray(value)) errs.tags = [`Expected a list of items but got type "${pyType(value)}".`];
+    else if (problems.some(Boolean)) errs.tags = problems.map((p) => (p ? [p] : {}));
     else {
       relationTasks.push(
         memo(wctx, `tags:${JSON.stringify(value)}`, () => ctx.extras.resolveTags(value, model.label)).then((results) => {
@@ -156,6 +163,7 @@ async function resolveObjectCustomFields(ctx: ServiceContext, defs: CustomFieldD
     if (value === null || (Array.isArray(value) && value.length === 0)) continue;
     const refs = d.type === 'multiobject' ? value : [value];
     if (!Array.isArray(refs) || refs.some((r) => typeof r !== 'number' && !isPlainObject(r))) continue; // the type check reports it
+    if (refs.some((r) => refShapeError(r))) throw new ValidationError({ custom_fields: [`Unknown related object(s): ${JSON.stringify(value)}`] });
     const results = await resolveRefs(ctx, d.object_type, refs, wctx.tx);
     if (results.some((r) => 'error' in r)) throw new ValidationError({ custom_fields: [`Unknown related object(s): ${JSON.stringify(value)}`] });
     const ids = results.map((r) => (r as { id: number }).id);
@@ -204,7 +212,7 @@ function jsonColumns(model: ModelDef, columns: Row): Row {
 export function uniqueViolation(model: ModelDef, err: unknown): never {
   const e = err as { code?: string; constraint?: string; detail?: string };
   if (e.code === '23505') {
-    const i = model.unique.findIndex((_, n) => uniqueIndexName(model.table, n) === e.constraint);
+    const i = model.unique.findIndex((u) => uniqueIndexName(model, u) === e.constraint);
     if (i >= 0) throw new ValidationError({ [model.unique[i].errorField ?? '__all__']: [model.unique[i].message] });
     const field = Object.keys(model.fields).find((f) => e.constraint?.includes(f));
     throw new ValidationError({ [field ?? '__all__']: [`${model.verboseName} with this ${field ?? 'value'} already exists.`] });
@@ -230,9 +238,9 @@ export async function update(ctx: ServiceContext, model: ModelDef, id: number, p
   const cols = jsonColumns(model, p.columns);
   const sets = Object.keys(cols).map((n) => sql`${ident(n)} = ${cols[n]}`);
   if (model.timestamps) sets.push(raw('last_updated = now()'));
-  if (sets.length) {
-    await tx.query(sql`UPDATE ${raw(ctx.db.table(model.table))} SET ${join(sets, ', ')} WHERE id = ${id}`).catch((err) => uniqueViolation(model, err));
-  }
+  // every write is a new version, tags-only and unchanged saves included (as NetBox's last_updated)
+  sets.push(raw('_version = _version + 1'));
+  await tx.query(sql`UPDATE ${raw(ctx.db.table(model.table))} SET ${join(sets, ', ')} WHERE id = ${id}`).catch((err) => uniqueViolation(model, err));
   if (model.tree && ('parent_id' in cols || 'name' in cols)) await updateTree(ctx, model, id, tx, existing);
   await writeLinks(ctx, model, id, p, tx);
 }
@@ -270,7 +278,7 @@ async function updateTree(ctx: ServiceContext, model: ModelDef, id: number, tx: 
     const oldDepth = Number(existing._depth);
     const from = oldDepth + 2;
     await tx.query(
-      sql`UPDATE ${table} SET _path = ${updated._path}::bigint[] || _path[${from}:], _tree_sort = ${updated._tree_sort}::text[] || _tree_sort[${from}:], _depth = ${depth} + (_depth - ${oldDepth}) WHERE _path @> ARRAY[${id}]::bigint[] AND id <> ${id}`,
+      sql`UPDATE ${table} SET _path = ${updated._path}::bigint[] || _path[${from}:], _tree_sort = ${updated._tree_sort}::text[] || _tree_sort[${from}:], _depth = ${depth} + (_depth - ${oldDepth}), _version = _version + 1 WHERE _path @> ARRAY[${id}]::bigint[] AND id <> ${id}`,
     );
   }
 }

@@ -1,7 +1,7 @@
 import type { Express } from 'express';
 import { NotFound, sendJson } from '@inventory/core';
 import { sql, raw } from '@inventory/filtering';
-import { baseUrl, identityOf, pageLinks, parsePage, requirePermission, type ServiceContext } from '@inventory/rest';
+import { baseUrl, identityOf, parseId, pageLinks, parsePage, requirePermission, type ServiceContext } from '@inventory/rest';
 import { choiceSet } from './models/customfields';
 
 /**
@@ -11,9 +11,8 @@ import { choiceSet } from './models/customfields';
 export function mountChoices(app: Express, ctx: ServiceContext): void {
   app.get('/api/extras/custom-field-choice-sets/:id/choices/', async (req, res) => {
     const scope = requirePermission(ctx, choiceSet, identityOf(res), 'view');
-    const id = String(req.params.id);
-    if (!/^\d+$/.test(id)) throw new NotFound();
-    const [row] = await ctx.db.query(sql`SELECT t.extra_choices FROM ${raw(ctx.db.table(choiceSet.table))} t WHERE t.id = ${Number(id)} AND ${scope}`);
+    const id = parseId(req.params.id);
+    const [row] = await ctx.db.query(sql`SELECT t.extra_choices FROM ${raw(ctx.db.table(choiceSet.table))} t WHERE t.id = ${id} AND ${scope}`);
     if (!row) throw new NotFound();
     const url = new URL(req.originalUrl, baseUrl(req, ctx.settings.publicUrl));
     const q = (url.searchParams.get('q') ?? '').trim().toLowerCase();

@@ -1,7 +1,7 @@
 import type { Express } from 'express';
 import { buildFilter, sql, raw, type FilterDef } from '@inventory/filtering';
 import { CONTENT_TYPES, contentTypeDisplay, type ContentType } from '@inventory/refs';
-import { baseUrl, pageLinks, parsePage, requirePermission, identityOf, type ServiceContext, defineModel, f } from '@inventory/rest';
+import { baseUrl, ignoredHeader, pageLinks, parsePage, requirePermission, identityOf, type ServiceContext, defineModel, f } from '@inventory/rest';
 import { NotFound } from '@inventory/core';
 
 /**
@@ -54,7 +54,7 @@ export function mountContentTypes(app: Express, ctx: ServiceContext): void {
     if (ctx.settings.loginRequired && !identityOf(res).user) requirePermission(ctx, contentTypeModel, identityOf(res), 'view');
     const url = new URL(req.originalUrl, base(req));
     const filter = await buildFilter(filters, url.searchParams, { strict: ctx.settings.strictFiltering });
-    if (filter.ignored.length) res.setHeader('X-Ignored-Parameters', filter.ignored.join(','));
+    if (filter.ignored.length) res.setHeader('X-Ignored-Parameters', ignoredHeader(filter.ignored));
     const rows = await ctx.db.query(sql`SELECT t.id FROM (VALUES ${catalogueSql()}) AS t(id, app_label, model, pos) WHERE ${filter.where} ORDER BY t.pos`);
     const page = parsePage(url.searchParams, ctx.settings.paginateCount, ctx.settings.maxPageSize);
     const ids = rows.map((r) => Number(r.id));

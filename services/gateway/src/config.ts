@@ -1,4 +1,5 @@
 import { Joi, baseConfigSchema, parseServiceUrls } from '@inventory/core';
+import { TrustedProxies } from './forwarded';
 
 /** What the gateway reads from the environment (once, at start, with readConfig). */
 export interface GatewayConfig {
@@ -9,7 +10,7 @@ export interface GatewayConfig {
   INTERNAL_TOKEN_SECRET: string;
   /** `name=url,...`: the services behind the gateway. */
   SERVICE_URLS: string;
-  /** Absolute base of the public API; else taken from X-Forwarded-Host/Proto or Host. */
+  /** Absolute base of the public API; else taken from X-Forwarded-Host/Proto (from a trusted proxy) or Host. */
   PUBLIC_URL?: string;
   LOGIN_REQUIRED: boolean;
   /** Enforced by the services; accepted here so one environment file serves every process. */
@@ -18,6 +19,14 @@ export interface GatewayConfig {
   TOKEN_CACHE_SECONDS: number;
   /** Signs browser session cookies (and CSRF tokens); unset: derived from INTERNAL_TOKEN_SECRET under a fixed label. */
   SESSION_SECRET?: string;
+  /** Largest request body forwarded (bytes): a larger declared Content-Length is answered 413 here, not streamed on. */
+  MAX_BODY_SIZE: number;
+  /**
+   * Comma-separated addresses or CIDR networks of the proxies in front of the
+   * gateway: only their X-Forwarded-For/-Proto/-Host and X-Real-IP are believed
+   * (client address for allowed_ips and rate limits, Secure cookies). Unset: none.
+   */
+  TRUSTED_PROXIES?: string;
 }
 
 const serviceUrls = Joi.string()
@@ -43,4 +52,12 @@ export const gatewayConfig = Joi.object<GatewayConfig>({
   EXEMPT_VIEW_PERMISSIONS: baseConfigSchema.EXEMPT_VIEW_PERMISSIONS,
   TOKEN_CACHE_SECONDS: Joi.number().min(0).default(10),
   SESSION_SECRET: Joi.string().min(16).optional(),
+  MAX_BODY_SIZE: baseConfigSchema.MAX_BODY_SIZE,
+  TRUSTED_PROXIES: Joi.string()
+    .allow('')
+    .default('')
+    .custom((value: string) => {
+      new TrustedProxies(value); // throws, naming the bad entry
+      return value;
+    }),
 });

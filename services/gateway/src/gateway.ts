@@ -17,6 +17,7 @@ import { Sessions, sessionSecret } from './session';
 import { mountStatus, probeServices } from './status';
 import { TokenVerifier } from './tokens';
 import { withFastPath } from './fast-path';
+import { TrustedProxies, identifyClient } from './forwarded';
 import type { RequestListener } from 'node:http';
 
 export interface Gateway {
@@ -41,9 +42,10 @@ export function createGateway(config: GatewayConfig, opts: { log?: Logger } = {}
   // a shared SERVICE_URLS may name the gateway itself; probing or proxying to ourselves would loop
   const { gateway: _self, ...urls } = parseServiceUrls(config.SERVICE_URLS);
   const refs = new ServiceClient('gateway', urls, config.INTERNAL_TOKEN_SECRET);
+  const trusted = new TrustedProxies(config.TRUSTED_PROXIES);
   const tokens = new TokenVerifier(refs, config.TOKEN_CACHE_SECONDS * 1000, log);
   const minter = new IdentityMinter(config.INTERNAL_TOKEN_SECRET);
-  const proxies = createServiceProxies(urls, minter, config.PUBLIC_URL, log);
+  const proxies = createServiceProxies(urls, minter, config.PUBLIC_URL, log, config.MAX_BODY_SIZE);
   const schema = new SchemaBuilder(refs, Object.keys(urls), log);
   const root = areaRoot(urls, proxies, minter, config.PUBLIC_URL);
   const sessions = new Sessions({ secret: sessionSecret(config), users: refs, cacheMs: config.TOKEN_CACHE_SECONDS * 1000, log, publicUrl: config.PUBLIC_URL });
@@ -52,6 +54,11 @@ export function createGateway(config: GatewayConfig, opts: { log?: Logger } = {}
   app.disable('x-powered-by');
   app.disable('etag');
   app.use(requestContext(log));
+  // who the client is, decided once (the fast path's listener has usually done it already)
+  app.use((req, _res, next) => {
+    identifyClient(req, trusted);
+    next();
+  });
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
@@ -91,7 +98,7 @@ export function createGateway(config: GatewayConfig, opts: { log?: Logger } = {}
     app,
     tokens,
     async start(port = config.PORT) {
-      server = await listen(withFastPath(app as unknown as RequestListener, { verifier: tokens, proxies, urls, log }), port, config.HOST);
+      server = await listen(withFastPath(app as unknown as RequestListener, { verifier: tokens, proxies, urls, log, trusted }), port, config.HOST);
       log.info({ port: server.port, services: Object.keys(urls) }, 'gateway listening');
       return server;
     },

@@ -2,8 +2,8 @@ import http from 'node:http';
 import type { Request, Response, NextFunction } from 'express';
 import { createProxyMiddleware, type RequestHandler } from 'http-proxy-middleware';
 import { IDENTITY_HEADER } from '@inventory/auth';
-import type { Logger } from '@inventory/core';
-import { forwardedFor } from './forwarded';
+import { DEFAULT_MAX_BODY_SIZE, PayloadTooLarge, type Logger } from '@inventory/core';
+import { clientIp, forwardedFor } from './forwarded';
 import { locals, type IdentityMinter } from './identity';
 
 /**
@@ -11,7 +11,7 @@ import { locals, type IdentityMinter } from './identity';
  * signed identity replaces them), and the identity, request id and forwarding
  * headers are the gateway's to set, not the client's.
  */
-const STRIPPED = ['authorization', 'proxy-authorization', 'cookie', IDENTITY_HEADER, 'x-request-id', 'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto'];
+const STRIPPED = ['authorization', 'proxy-authorization', 'cookie', IDENTITY_HEADER, 'x-request-id', 'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'x-real-ip'];
 
 /** A service that accepts the connection but never answers must not hold the client forever. */
 const PROXY_TIMEOUT_MS = 120_000;
@@ -23,7 +23,7 @@ export interface ServiceProxies {
 }
 
 /** One proxy per service, sharing a keep-alive agent so each request does not pay a TCP handshake. */
-export function createServiceProxies(urls: Record<string, string>, minter: IdentityMinter, publicUrl: string | undefined, log: Logger): ServiceProxies {
+export function createServiceProxies(urls: Record<string, string>, minter: IdentityMinter, publicUrl: string | undefined, log: Logger, maxBodySize = DEFAULT_MAX_BODY_SIZE): ServiceProxies {
   // idle sockets are dropped before the services' 65 s keep-alive timeout, so a reused socket is never half-closed
   const agent = new http.Agent({ keepAlive: true, maxSockets: 512, timeout: 30_000 });
   const proxies = new Map<string, RequestHandler<Request, Response>>();
@@ -43,8 +43,10 @@ export function createServiceProxies(urls: Record<string, string>, minter: Ident
             proxyReq.setHeader('x-forwarded-host', f.host);
             proxyReq.setHeader('x-forwarded-proto', f.proto);
             proxyReq.setHeader('x-forwarded-for', f.for);
+            // the client's address as the gateway decided it (TRUSTED_PROXIES): users' sign-in rate limits
+            proxyReq.setHeader('x-real-ip', clientIp(req));
             proxyReq.setHeader('x-request-id', requestId);
-            proxyReq.setHeader(IDENTITY_HEADER, minter.mint(identity));
+            proxyReq.setHeader(IDENTITY_HEADER, minter.mint(identity, service));
           },
           error: (err, req, res) => {
             log.warn({ err: { message: err.message, code: (err as NodeJS.ErrnoException).code }, service, path: (req as Request).path, request_id: locals(res as Response).requestId }, 'service unavailable');
@@ -66,6 +68,12 @@ export function createServiceProxies(urls: Record<string, string>, minter: Ident
     forward(service, req, res, next) {
       const proxy = proxies.get(service);
       if (!proxy) throw new Error(`no proxy for ${service}`);
+      // a body declared too large is never streamed to a service: read to its end and dropped, so the keep-alive connection stays usable
+      if (Number(req.headers['content-length'] ?? 0) > maxBodySize) {
+        req.resume();
+        req.once('end', () => next(new PayloadTooLarge(maxBodySize)));
+        return Promise.resolve();
+      }
       return proxy(req, res, next);
     },
     close() {

@@ -1,0 +1,249 @@
+import type { Request, Response } from 'express';
+import { NotFound, PermissionDenied, ValidationError, sendJson } from '@inventory/core';
+import type { Action } from '@inventory/auth';
+import { buildFilter, sql, raw, and, type Sql } from '@inventory/filtering';
+import type { Tx } from './db';
+import { checkIfMatch, etagOf } from './etag';
+import { cachedFilters } from './filters';
+import type { ModelDef } from './model';
+import { optionsBody } from './options';
+import { pageLinks, parsePage } from './pagination';
+import { fetchByIds, fetchPage, orderBy } from './query';
+import type { ServiceContext } from './registry';
+import { authorize } from '@inventory/auth';
+import { identityOf, ignoredHeader, parseId, requestUrl, requirePermission, wantsBrief } from './request';
+import { represent } from './serialize';
+import type { Change, Row, WriteContext } from './types';
+import { runWrite, type Respond } from './unit-of-work';
+import { baseUrl } from './urls';
+import { notADict, prepare, insert, update, remove } from './write';
+
+/** One handler per verb of a model's list and detail endpoints; each write runs in `runWrite`. */
+export interface ModelHandlers {
+  list(req: Request, res: Response): Promise<void>;
+  retrieve(req: Request, res: Response): Promise<void>;
+  create(req: Request, res: Response): Promise<void>;
+  update(req: Request, res: Response, partial: boolean): Promise<void>;
+  bulkUpdate(req: Request, res: Response, partial: boolean): Promise<void>;
+  destroy(req: Request, res: Response): Promise<void>;
+  bulkDestroy(req: Request, res: Response): Promise<void>;
+  options(req: Request, res: Response, detail: boolean): void;
+}
+
+export function modelHandlers(ctx: ServiceContext, model: ModelDef): ModelHandlers {
+  const table = raw(ctx.db.table(model.table));
+  const base = (req: Request) => baseUrl(req, ctx.settings.publicUrl);
+
+  /** Rows as they are now, in the write's transaction (the "after" of a change), read only when a hook wants them. */
+  const current = (tx: Tx, ids: number[]) =>
+    ids.length && model.hooks.afterCommit ? tx.query(sql`SELECT * FROM ${table} WHERE id = ANY(${ids}::bigint[]) ORDER BY id`) : Promise.resolve([]);
+
+  /** The answer to a write: the written objects as they are after the commit (a delete has none). */
+  function respond(req: Request): Respond {
+    return async ({ status, ids, bulk }) => {
+      if (status === 204) return { headers: {}, body: '' };
+      const rows = await fetchByIds(ctx, model, ids);
+      const reps = await represent(ctx, model, rows, 'full', base(req));
+      if (bulk) return { headers: {}, body: JSON.stringify(reps) };
+      if (!rows.length) throw new NotFound(); // deleted since, by somebody else
+      const headers: Record<string, string> = { ETag: etagOf(rows[0]) };
+      if (status === 201) headers.Location = String(reps[0].url);
+      return { headers, body: JSON.stringify(reps[0]) };
+    };
+  }
+
+  /** The row to change, locked, inside the caller's scope; If-Match checked against it. */
+  async function lockOne(req: Request, wctx: WriteContext, scope: Sql): Promise<Row> {
+    const id = parseId(req.params.id);
+    const [existing] = await wctx.tx.query(sql`SELECT * FROM ${table} t WHERE t.id = ${id} AND ${scope} FOR UPDATE`);
+    if (!existing) throw new NotFound();
+    checkIfMatch(req, existing);
+    return existing;
+  }
+
+  return {
+    async list(req, res) {
+      const scope = requirePermission(ctx, model, identityOf(res), 'view');
+      const url = requestUrl(req, base(req));
+      const params = url.searchParams;
+      const defs = cachedFilters(ctx, model, model.customFields ? await ctx.extras.customFields(model.label) : []);
+      const filter = await buildFilter(defs, params, { strict: ctx.settings.strictFiltering });
+      if (filter.ignored.length) res.setHeader('X-Ignored-Parameters', ignoredHeader(filter.ignored));
+      const page = parsePage(params, ctx.settings.paginateCount, ctx.settings.maxPageSize);
+      const { rows, count } = await fetchPage(ctx, model, {
+        where: and([filter.where, scope]),
+        order: orderBy(ctx, model, params.get('ordering')),
+        limit: page.limit,
+        offset: page.offset,
+      });
+      const results = await represent(ctx, model, rows, wantsBrief(params) ? 'brief' : 'full', base(req));
+      const links = pageLinks(url, page, count);
+      sendJson(res, 200, { count, next: links.next, previous: links.previous, results });
+    },
+
+    async retrieve(req, res) {
+      const id = parseId(req.params.id);
+      const scope = requirePermission(ctx, model, identityOf(res), 'view');
+      const [row] = await fetchByIds(ctx, model, [id], ctx.db, scope);
+      if (!row) throw new NotFound();
+      const params = requestUrl(req, base(req)).searchParams;
+      const [rep] = await represent(ctx, model, [row], wantsBrief(params) ? 'brief' : 'full', base(req));
+      res.setHeader('ETag', etagOf(row));
+      sendJson(res, 200, rep);
+    },
+
+    async create(req, res) {
+      const identity = identityOf(res);
+      const scope = requirePermission(ctx, model, identity, 'add');
+      const body: unknown = req.body;
+      const bulk = Array.isArray(body);
+      if (!bulk && (body === undefined || body === null || typeof body !== 'object')) {
+        if (body === undefined) throw new ValidationError(requiredErrors(model));
+        throw notADict(body);
+      }
+      const items = bulk ? (body as unknown[]) : [body];
+      await runWrite(ctx, model, req, res, identity, async (wctx) => {
+        // validate everything first: errors come back as a list with {} for good items
+        const prepared = [];
+        const errors: Record<string, unknown>[] = [];
+        let failed = false;
+        for (const item of items) {
+          try {
+            prepared.push(await prepare(ctx, model, item, 'create', null, wctx));
+            errors.push({});
+          } catch (err) {
+            if (!(err instanceof ValidationError) || Array.isArray(err.errors)) throw err;
+            failed = true;
+            errors.push(err.errors);
+          }
+        }
+        if (failed) throw new ValidationError(bulk ? errors : errors[0]);
+        const created: number[] = [];
+        for (const [i, p] of prepared.entries()) {
+          try {
+            created.push(await insert(ctx, model, p, wctx.tx));
+          } catch (err) {
+            if (!bulk || !(err instanceof ValidationError) || Array.isArray(err.errors)) throw err;
+            throw new ValidationError(items.map((_, j) => (j === i ? (err.errors as Record<string, unknown>) : {})));
+          }
+        }
+        await checkScope(ctx, model, created, scope, wctx.tx);
+        const changes = (await current(wctx.tx, created)).map((after): Change => ({ before: null, after }));
+        return { status: 201, ids: created, bulk, changes };
+      }, respond(req));
+    },
+
+    async update(req, res, partial) {
+      const identity = identityOf(res);
+      const scope = requirePermission(ctx, model, identity, 'change');
+      parseId(req.params.id);
+      if (Array.isArray(req.body)) throw new ValidationError({ non_field_errors: ['Expected a dictionary, but got list. Use the list URL for bulk updates.'] });
+      await runWrite(ctx, model, req, res, identity, async (wctx) => {
+        const existing = await lockOne(req, wctx, scope);
+        const id = Number(existing.id);
+        const p = await prepare(ctx, model, req.body ?? {}, partial ? 'patch' : 'put', existing, wctx);
+        await update(ctx, model, id, p, existing, wctx.tx);
+        await checkScope(ctx, model, [id], scope, wctx.tx);
+        const changes = (await current(wctx.tx, [id])).map((after): Change => ({ before: existing, after }));
+        return { status: 200, ids: [id], bulk: false, changes };
+      }, respond(req));
+    },
+
+    async bulkUpdate(req, res, partial) {
+      const identity = identityOf(res);
+      const scope = requirePermission(ctx, model, identity, 'change');
+      const items = bulkItems(req.body);
+      await runWrite(ctx, model, req, res, identity, async (wctx) => {
+        const wanted = items.map((i) => Number(i.id));
+        // locked in one order (the model's), so two bulk updates cannot deadlock each other
+        const rows = await wctx.tx.query(sql`SELECT * FROM ${table} t WHERE t.id = ANY(${wanted}::bigint[]) AND ${scope} ORDER BY ${orderBy(ctx, model, null)} FOR UPDATE`);
+        const byId = new Map(items.map((i) => [Number(i.id), i]));
+        for (const existing of rows) {
+          const item = { ...byId.get(Number(existing.id))! };
+          delete item.id;
+          const p = await prepare(ctx, model, item, partial ? 'patch' : 'put', existing, wctx);
+          await update(ctx, model, Number(existing.id), p, existing, wctx.tx);
+        }
+        const done = rows.map((r) => Number(r.id));
+        await checkScope(ctx, model, done, scope, wctx.tx);
+        const before = new Map(rows.map((r) => [Number(r.id), r]));
+        const changes = (await current(wctx.tx, done)).map((after): Change => ({ before: before.get(Number(after.id)) ?? null, after }));
+        return { status: 200, ids: done, bulk: true, changes };
+      }, respond(req));
+    },
+
+    async destroy(req, res) {
+      const identity = identityOf(res);
+      const scope = requirePermission(ctx, model, identity, 'delete');
+      parseId(req.params.id);
+      if (req.body !== undefined) throw new ValidationError({ non_field_errors: ['A DELETE of one object takes no body.'] });
+      await runWrite(ctx, model, req, res, identity, async (wctx) => {
+        const existing = await lockOne(req, wctx, scope);
+        await remove(ctx, model, [Number(existing.id)], wctx);
+        return { status: 204, ids: [], bulk: false, changes: [{ before: existing, after: null }] };
+      }, respond(req));
+    },
+
+    async bulkDestroy(req, res) {
+      const identity = identityOf(res);
+      const scope = requirePermission(ctx, model, identity, 'delete');
+      const items = bulkItems(req.body);
+      await runWrite(ctx, model, req, res, identity, async (wctx) => {
+        const rows = await wctx.tx.query(sql`SELECT * FROM ${table} t WHERE t.id = ANY(${items.map((i) => Number(i.id))}::bigint[]) AND ${scope} ORDER BY t.id FOR UPDATE`);
+        await remove(ctx, model, rows.map((r) => Number(r.id)), wctx);
+        return { status: 204, ids: [], bulk: true, changes: rows.map((before): Change => ({ before, after: null })) };
+      }, respond(req));
+    },
+
+    options(_req, res, detail) {
+      const identity = identityOf(res);
+      const may = (action: Action) => {
+        if (model.readOnly) return false;
+        if (identity.token && !identity.token.write_enabled) return false;
+        return authorize(identity, model.label, action, ctx.settings).allowed;
+      };
+      res.json(optionsBody(model, { post: !detail && may('add'), put: may('change') }));
+    },
+  };
+}
+
+/** Rolls back and answers 403 when a write leaves the caller's permitted scope. */
+async function checkScope(ctx: ServiceContext, model: ModelDef, ids: number[], scope: Sql, tx: Tx): Promise<void> {
+  if (!ids.length || (scope.strings.length === 1 && scope.strings[0] === 'TRUE')) return;
+  const [row] = await tx.query(sql`SELECT count(*) AS n FROM ${raw(ctx.db.table(model.table))} t WHERE t.id = ANY(${ids}::bigint[]) AND ${scope}`);
+  if (Number(row.n) !== ids.length) throw new PermissionDenied();
+}
+
+function requiredErrors(model: ModelDef): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const [name, field] of Object.entries(model.fields)) {
+    if (field.required && !field.readOnly && field.default === undefined) out[name] = ['This field is required.'];
+  }
+  return Object.keys(out).length ? out : { non_field_errors: ['No data provided'] };
+}
+
+/** Bulk update/delete bodies: a list of objects that each carry an integer id. */
+function bulkItems(body: unknown): Record<string, unknown>[] {
+  if (!Array.isArray(body)) {
+    throw new ValidationError({ non_field_errors: [`Expected a list of items but got type "${body === undefined || body === null ? 'dict' : Array.isArray(body) ? 'list' : typeof body === 'object' ? 'dict' : typeof body}".`] });
+  }
+  let bad = false;
+  const errors = body.map((item) => {
+    if (item === null || typeof item !== 'object' || Array.isArray(item)) {
+      bad = true;
+      return { non_field_errors: ['Invalid data. Expected a dictionary.'] };
+    }
+    const id = (item as Record<string, unknown>).id;
+    if (id === undefined || id === null) {
+      bad = true;
+      return { id: ['This field is required.'] };
+    }
+    if (!(typeof id === 'number' || (typeof id === 'string' && /^\d+$/.test(id))) || !Number.isSafeInteger(Number(id)) || Number(id) < 0) {
+      bad = true;
+      return { id: ['A valid integer is required.'] };
+    }
+    return {};
+  });
+  if (bad) throw new ValidationError(errors);
+  return body as Record<string, unknown>[];
+}

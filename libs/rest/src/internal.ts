@@ -1,0 +1,150 @@
+import type { Express } from 'express';
+import { ValidationError } from '@inventory/core';
+import { sql, raw, ident } from '@inventory/filtering';
+import { fieldOf, TEXT_TYPES } from './fields';
+import { filtersFor, keyResolver } from './filters';
+import type { ModelDef } from './model';
+import { COMMON_SCHEMAS, modelOpenApi } from './openapi';
+import { resolveLocal } from './relations';
+import { areaOf, type ServiceContext } from './registry';
+import { TAGGED_ITEM_TABLE } from './schema';
+import { nestedFor } from './serialize';
+
+/**
+ * Endpoints other services call (service identities only; see the identity
+ * middleware): resolve references, nested representations, keys, counts,
+ * schema. Their bodies are checked like any client's: a malformed call is a
+ * 400, never a 500.
+ */
+
+/** Columns another service may look objects up by: the id, slug, name and fields declared unique. */
+export function lookupKeys(model: ModelDef): Set<string> {
+  const keys = new Set(['id']);
+  for (const [name, field] of Object.entries(model.fields)) {
+    if (!TEXT_TYPES.has(field.type) || field.writeOnly) continue;
+    if (field.unique || name === 'slug' || name === 'name') keys.add(name);
+  }
+  return keys;
+}
+
+type Body = Record<string, unknown>;
+
+function body(req: { body?: unknown }): Body {
+  const b = req.body;
+  if (b === undefined) return {};
+  if (b === null || typeof b !== 'object' || Array.isArray(b)) throw new ValidationError({ non_field_errors: ['Expected a JSON object.'] });
+  return b as Body;
+}
+
+function list(b: Body, name: string): unknown[] {
+  const v = b[name] ?? [];
+  if (!Array.isArray(v)) throw new ValidationError({ [name]: ['Expected a list.'] });
+  return v;
+}
+
+function ids(b: Body, name: string): number[] {
+  const out = list(b, name).map(Number);
+  if (out.some((n) => !Number.isSafeInteger(n) || n < 0)) throw new ValidationError({ [name]: ['Expected a list of ids.'] });
+  return out;
+}
+
+function strings(b: Body, name: string): string[] {
+  return list(b, name).map(String);
+}
+
+export function mountInternal(app: Express, ctx: ServiceContext): void {
+  const model = (label: unknown): ModelDef => {
+    const m = ctx.models.get(String(label));
+    if (!m) throw new ValidationError({ model: [`Unknown model ${String(label)}`] });
+    return m;
+  };
+  app.post('/internal/resolve', async (req, res) => {
+    const b = body(req);
+    res.json({ results: await resolveLocal(ctx, model(b.model), list(b, 'refs')) });
+  });
+  app.post('/internal/nested', async (req, res) => {
+    const b = body(req);
+    // the same answer a local relation gets (nestedFor): plain rows, no count annotations
+    const objects = await nestedFor(ctx, model(b.model).label, ids(b, 'ids'), String(b.base ?? ''));
+    res.json({ objects: [...objects.values()] });
+  });
+  app.post('/internal/keys', async (req, res) => {
+    const b = body(req);
+    const m = model(b.model);
+    const key = String(b.key);
+    if (!lookupKeys(m).has(key)) throw new ValidationError({ key: [`${m.label} cannot be looked up by ${key}.`] });
+    const values = strings(b, 'values');
+    if (key === 'id' && values.some((v) => !/^\d+$/.test(v) || !Number.isSafeInteger(Number(v)))) throw new ValidationError({ values: ['Expected ids.'] });
+    const found = await keyResolver(ctx, m.label, key, !!b.tree)(values);
+    res.json({ ids: Object.fromEntries(found) });
+  });
+  app.post('/internal/counts', async (req, res) => {
+    const b = body(req);
+    const m = model(b.model);
+    const field = String(b.field);
+    if (fieldOf(m, field)?.type !== 'fk') throw new ValidationError({ field: ['Not a relation.'] });
+    const rows = await ctx.db.query(
+      sql`SELECT ${ident(`${field}_id`)} AS k, count(*) AS n FROM ${raw(ctx.db.table(m.table))} WHERE ${ident(`${field}_id`)} = ANY(${ids(b, 'ids')}::bigint[]) GROUP BY 1`,
+    );
+    res.json({ counts: Object.fromEntries(rows.map((r) => [String(r.k), Number(r.n)])) });
+  });
+  app.post('/internal/tags/counts', async (req, res) => {
+    const rows = await ctx.db.query(
+      sql`SELECT tag_id, count(*) AS n FROM ${raw(ctx.db.table(TAGGED_ITEM_TABLE))} WHERE tag_id = ANY(${ids(body(req), 'ids')}::bigint[]) GROUP BY 1`,
+    );
+    res.json({ counts: Object.fromEntries(rows.map((r) => [String(r.tag_id), Number(r.n)])) });
+  });
+  app.post('/internal/custom-fields/data', async (req, res) => {
+    const b = body(req);
+    const types = strings(b, 'content_types');
+    let updated = 0;
+    for (const m of ctx.models.values()) {
+      if (!m.customFields || !types.includes(m.label)) continue;
+      updated += await rewriteCustomFieldData(ctx, m, String(b.op), String(b.name), b);
+    }
+    res.json({ updated });
+  });
+  app.post('/internal/tags/used', async (req, res) => {
+    const rows = await ctx.db.query(
+      sql`SELECT DISTINCT tag_id FROM ${raw(ctx.db.table(TAGGED_ITEM_TABLE))} WHERE content_type = ANY(${strings(body(req), 'content_types')}::text[])`,
+    );
+    res.json({ ids: rows.map((r) => Number(r.tag_id)) });
+  });
+  app.post('/internal/cache/invalidate', (_req, res) => {
+    ctx.extras.invalidate();
+    res.json({ ok: true });
+  });
+  app.get('/internal/openapi', async (_req, res) => {
+    const paths: Record<string, unknown> = {};
+    const schemas: Record<string, unknown> = { ...COMMON_SCHEMAS };
+    for (const m of ctx.models.values()) {
+      const defs = filtersFor(ctx, m, m.customFields ? await ctx.extras.customFields(m.label) : []);
+      const doc = modelOpenApi(m, areaOf(m, ctx), ctx.models, defs);
+      Object.assign(paths, doc.paths);
+      Object.assign(schemas, doc.schemas);
+    }
+    res.json({ paths, components: { schemas } });
+  });
+}
+
+/**
+ * NetBox's side effects of editing a custom field, applied to stored values:
+ * `populate` writes the default into objects that lack the key (a content type
+ * was added), `remove` drops the key, `rename` moves it.
+ */
+export async function rewriteCustomFieldData(ctx: ServiceContext, m: ModelDef, op: string, name: string, b: { default?: unknown; new_name?: string }): Promise<number> {
+  const table = raw(ctx.db.table(m.table));
+  let rows: Record<string, unknown>[] = [];
+  if (op === 'populate') {
+    rows = await ctx.db.query(
+      sql`UPDATE ${table} SET custom_field_data = custom_field_data || jsonb_build_object(${name}::text, ${JSON.stringify(b.default ?? null)}::jsonb) WHERE NOT custom_field_data ? ${name} RETURNING id`,
+    );
+  } else if (op === 'remove') {
+    rows = await ctx.db.query(sql`UPDATE ${table} SET custom_field_data = custom_field_data - ${name}::text WHERE custom_field_data ? ${name} RETURNING id`);
+  } else if (op === 'rename' && b.new_name) {
+    rows = await ctx.db.query(
+      sql`UPDATE ${table} SET custom_field_data = (custom_field_data - ${name}::text) || jsonb_build_object(${b.new_name}::text, custom_field_data -> ${name}::text) WHERE custom_field_data ? ${name} RETURNING id`,
+    );
+  } else throw new ValidationError({ op: [`Unknown operation ${op}.`] });
+  return rows.length;
+}
