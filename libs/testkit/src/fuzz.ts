@@ -15,11 +15,17 @@ export async function exercise(ctx: PassContext, defects: Defects, p: Probe, liv
   const write = isWrite(p);
   const before = write ? await ctx.db.snapshot() : null;
   const { reply, error } = await send(ctx.api, p);
+  const t = defects.tally;
+  t.requests++;
+  if (write) t.writes++;
+  if (write && (!reply || reply.status >= 400)) t.rejected++;
+  if (!reply || reply.status >= 500) t.server_errors++;
   if (!reply || reply.status >= 500) defects.add(signature(p, reply, '5xx'), `${describeProbe(p)} → ${describeReply(reply, error)}`);
   if (before) {
     const after = await ctx.db.snapshot();
     if (!reply || reply.status >= 400) {
       const diff = SchemaProbe.diff(before, after);
+      if (diff.length) t.partial_writes++;
       if (diff.length) defects.add(signature(p, reply, 'partial'), `rejected write changed data (${diff.join('; ')}): ${describeProbe(p)} → ${describeReply(reply)}`);
     }
   }
@@ -182,5 +188,7 @@ export async function fuzzPass(ctx: PassContext): Promise<void> {
     config(4),
   );
 
+  const t = defects.tally;
+  console.log(`fuzz ${ctx.title}: seed=${FUZZ_SEED} requests=${t.requests} writes=${t.writes} rejected=${t.rejected} 5xx=${t.server_errors} partial_writes=${t.partial_writes}`);
   defects.throwIfAny(`in ${runs} runs per endpoint group`);
 }

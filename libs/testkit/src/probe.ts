@@ -135,6 +135,8 @@ export class SchemaProbe {
 /** Distinct defects of one pass (one line each, the first reproduction kept per signature). */
 export class Defects {
   private readonly seen = new Map<string, string>();
+  /** What the pass sent and saw, for its closing line. */
+  readonly tally = { requests: 0, writes: 0, rejected: 0, server_errors: 0, partial_writes: 0 };
 
   constructor(private readonly title: string) {}
 
