@@ -78,7 +78,8 @@ export function attributeCondition(ctx: ServiceContext, model: ModelDef, attrs: 
     } else if (value === null) {
       parts.push(sql`${col} IS NULL`);
     } else {
-      parts.push(sql`${col} = ${typeof value === 'object' ? JSON.stringify(value) : value}`);
+      // compared as text: a value of the wrong type simply matches nothing, it never fails the statement (and with it the write's transaction)
+      parts.push(sql`${col}::text = ${typeof value === 'object' ? JSON.stringify(value) : String(value)}`);
     }
   }
   return and(parts);
@@ -100,29 +101,22 @@ export async function resolveLocal(ctx: ServiceContext, model: ModelDef, refs: u
       results[i] = { error: problem };
       continue;
     }
-    const id = typeof ref === 'number' ? ref : typeof ref === 'string' && /^\d+$/.test(ref) ? Number(ref) : null;
-    if (id !== null && Number.isInteger(id)) {
-      const list = ids.get(id) ?? [];
-      list.push(i);
-      ids.set(id, list);
-    } else if (ref && typeof ref === 'object' && !Array.isArray(ref)) {
-      const attrs = ref as Record<string, unknown>;
-      const printed = pyRepr(flattenAttrs(attrs));
-      try {
-        const rows = await q.query(
-          sql`SELECT t.id FROM ${raw(ctx.db.table(model.table))} t WHERE ${attributeCondition(ctx, model, attrs, 't')} LIMIT 2`,
-        );
-        if (rows.length === 1) results[i] = { id: Number(rows[0].id) };
-        else if (rows.length === 0) results[i] = { error: `Related object not found using the provided attributes: ${printed}` };
-        else results[i] = { error: `Multiple objects match the provided attributes: ${printed}` };
-      } catch (err) {
-        if (err instanceof AttributeError) results[i] = { error: err.message };
-        else if ((err as { code?: string }).code?.startsWith('22')) {
-          results[i] = { error: `Related object not found using the provided attributes: ${printed}` };
-        } else throw err;
-      }
-    } else {
-      results[i] = { error: UNRECOGNISED(ref) };
+    // the shape is checked: an id (number or digits) or an attribute set
+    if (typeof ref !== 'object') {
+      const id = Number(ref);
+      ids.set(id, [...(ids.get(id) ?? []), i]);
+      continue;
+    }
+    const attrs = ref as Record<string, unknown>;
+    const printed = pyRepr(flattenAttrs(attrs));
+    try {
+      const rows = await q.query(sql`SELECT t.id FROM ${raw(ctx.db.table(model.table))} t WHERE ${attributeCondition(ctx, model, attrs, 't')} LIMIT 2`);
+      if (rows.length === 1) results[i] = { id: Number(rows[0].id) };
+      else if (rows.length === 0) results[i] = { error: `Related object not found using the provided attributes: ${printed}` };
+      else results[i] = { error: `Multiple objects match the provided attributes: ${printed}` };
+    } catch (err) {
+      if (!(err instanceof AttributeError)) throw err;
+      results[i] = { error: err.message };
     }
   }
   if (ids.size) {

@@ -128,6 +128,11 @@ describe('malformed references, tags and custom fields', () => {
       expect([extra, r.status]).toEqual([extra, 400]);
       expect(Object.keys(r.body)).toContain(field);
     }
+    // a value of the wrong type inside an attribute set matches nothing; it must not abort the transaction for the next item
+    const typed = await api.post(TENANTS, [{ name: 't1', slug: 't1', group: { parent: 'abc' } }, { name: 't2', slug: 't2', group: { slug: 'nope' } }]);
+    expect(typed.status).toBe(400);
+    expect(typed.body[0].group[0]).toMatch(/^Related object not found using the provided attributes/);
+    expect(typed.body[1].group[0]).toMatch(/^Related object not found using the provided attributes/);
     const proto = await api.request('POST', TENANTS, { raw: '{"name": "p", "slug": "p", "tags": [{"__proto__": 1}], "group": {"__proto__": {"x": 1}}}', headers: { 'content-type': 'application/json' } });
     expect(proto.status).toBe(400);
     expect(Object.keys(proto.body).sort()).toEqual(['group', 'tags']);
