@@ -44,8 +44,10 @@ export async function remoteCounts(ctx: ServiceContext, model: ModelDef, rows: R
   );
 }
 
-/** Why an ordering term cannot be served (a 400 names it), or null when it can. */
+/** An ordering term's SQL; why it cannot be served (a 400 names it); or null (unknown, ignored). */
 type OrderTerm = Sql | { refused: string } | null;
+
+const refused = (name: string) => ({ refused: `Ordering by ${name} is not supported.` });
 
 /**
  * One `ordering=` term: stored scalars, relations (by the target's own
@@ -64,14 +66,14 @@ export function orderExpression(ctx: ServiceContext, model: ModelDef, term: stri
   if ((name === 'created' || name === 'last_updated') && model.timestamps) return sql`t.${ident(name)}${dir}${nulls}`;
   if (Object.prototype.hasOwnProperty.call(model.counts, name)) {
     // counts of another service's objects are fetched after the page is read (until they are kept locally)
-    if (!ctx.models.has(model.counts[name].model)) return { refused: `Ordering by ${name} is not supported.` };
+    if (!ctx.models.has(model.counts[name].model)) return refused(name);
     return sql`${ident(`__count_${name}`)}${dir}`;
   }
-  if ((name === 'tags' && model.tags) || (name === 'custom_fields' && model.customFields)) return { refused: `Ordering by ${name} is not supported.` };
+  if ((name === 'tags' && model.tags) || (name === 'custom_fields' && model.customFields)) return refused(name);
   const field = fieldOf(model, name);
   if (!field) return null;
   if (field.writeOnly || field.virtual || field.orderable === false || field.type === 'm2m' || field.type === 'generic' || field.type === 'json') {
-    return { refused: `Ordering by ${name} is not supported.` };
+    return refused(name);
   }
   if (field.type === 'fk') {
     const target = ctx.models.get(field.to);

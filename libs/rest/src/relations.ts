@@ -142,7 +142,10 @@ export async function resolveRefs(ctx: ServiceContext, label: string, refs: unkn
   const sendAt = results.flatMap((r, i) => ('id' in r ? [i] : []));
   if (!sendAt.length) return results;
   const owner = ctx.refs.ownerOf(label);
-  if (!ctx.refs.has(owner)) return refs.map((r) => ({ error: typeof r === 'number' ? NOT_FOUND_ID(r) : `Related object not found: ${label} is not available.` }));
+  if (!ctx.refs.has(owner)) {
+    for (const at of sendAt) results[at] = { error: typeof refs[at] === 'number' ? NOT_FOUND_ID(refs[at]) : `Related object not found: ${label} is not available.` };
+    return results;
+  }
   const res = await ctx.refs.call<{ results: RefResult[] }>(owner, 'POST', '/internal/resolve', { model: label, refs: sendAt.map((i) => refs[i]) });
   sendAt.forEach((at, k) => (results[at] = res.results[k] ?? { error: `Related object not found: ${label} did not answer for it.` }));
   return results;

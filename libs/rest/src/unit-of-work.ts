@@ -1,13 +1,12 @@
 import type { Request, Response } from 'express';
 import { currentContext } from '@inventory/core';
 import type { Identity } from '@inventory/auth';
-import { sql } from '@inventory/filtering';
 import type { Tx } from './db';
 import { claimKey, fingerprint, idempotencyKey, recordAnswer, recordApplied, type KeyRecord } from './idempotency';
 import type { ModelDef } from './model';
 import type { ServiceContext } from './registry';
-import { hashKey } from './schema';
 import type { Change, WriteContext } from './types';
+import { lockTree } from './write';
 
 /** What a write handler applied, inside its transaction. */
 export interface WriteResult {
@@ -82,13 +81,4 @@ function send(res: Response, status: number, answer: Answer): void {
   res.setHeader('Content-Type', 'application/json');
   res.setHeader('Content-Length', Buffer.byteLength(answer.body));
   res.end(answer.body);
-}
-
-/**
- * Writes of a tree model are serialised: a move checks for cycles against
- * the tree as it is, and two moves (A under B while B goes under A) cannot
- * both pass. Trees are small and rarely written; reads never wait.
- */
-export async function lockTree(tx: Tx, model: ModelDef): Promise<void> {
-  await tx.query(sql`SELECT pg_advisory_xact_lock(${hashKey(model.label)})`);
 }

@@ -262,10 +262,19 @@ async function writeLinks(ctx: ServiceContext, model: ModelDef, id: number, p: P
   }
 }
 
-/** Keeps depth, ancestor path and tree sort key on write, so reads never walk the tree. */
+/**
+ * Writes of a tree model are serialised: a move checks for cycles against
+ * the tree as it is, and two moves (A under B while B goes under A) cannot
+ * both pass. The write pipeline (runWrite) takes this lock before anything
+ * else of the write; trees are small and rarely written, and reads never wait.
+ */
+export async function lockTree(tx: Tx, model: ModelDef): Promise<void> {
+  await tx.query(sql`SELECT pg_advisory_xact_lock(${hashKey(model.label)})`);
+}
+
+/** Keeps depth, ancestor path and tree sort key on write (under lockTree), so reads never walk the tree. */
 async function updateTree(ctx: ServiceContext, model: ModelDef, id: number, tx: Tx, existing?: Row): Promise<void> {
   const table = raw(ctx.db.table(model.table));
-  await tx.query(sql`SELECT pg_advisory_xact_lock(${hashKey(model.label)})`);
   const [node] = await tx.query(
     sql`SELECT n.id, n.name, n._depth, p._path AS ppath, p._tree_sort AS psort, p._depth AS pdepth FROM ${table} n LEFT JOIN ${table} p ON p.id = n.parent_id WHERE n.id = ${id}`,
   );
@@ -311,7 +320,6 @@ export async function remove(ctx: ServiceContext, model: ModelDef, ids: number[]
   if (!ids.length) return;
   await checkProtected(ctx, model, ids, wctx.tx);
   if (model.hooks.beforeDelete) await model.hooks.beforeDelete(ids, wctx);
-  if (model.tree) await wctx.tx.query(sql`SELECT pg_advisory_xact_lock(${hashKey(model.label)})`);
   const tagged = raw(ctx.db.table(TAGGED_ITEM_TABLE));
   await wctx.tx.query(sql`DELETE FROM ${tagged} WHERE content_type = ${model.label} AND object_id = ANY(${ids}::bigint[])`);
   await wctx.tx.query(sql`DELETE FROM ${raw(ctx.db.table(model.table))} WHERE id = ANY(${ids}::bigint[])`);
