@@ -4,3 +4,4 @@ export * from './stack';
 export * from './broker';
 export * from './openapi-check';
 export * from './contract';
+export * from './schema-history';
