@@ -1,5 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
-import type { Express, Response } from 'express';
+import type { Express } from 'express';
 import { PermissionDenied, ValidationError } from '@inventory/core';
 import type { GrantedPermission, Identity, IdentityUser } from '@inventory/auth';
 import { sql, raw } from '@inventory/filtering';
@@ -81,8 +81,8 @@ async function rehash(ctx: ServiceContext, userId: number, stored: string, passw
  * Rate-limited sign-in: 429 when the client address or the username is over
  * its limit (before the password is checked), else checkCredentials.
  */
-export async function signIn(ctx: ServiceContext, throttle: SignInThrottle, res: Response, username: string, password: string, address: string): Promise<Row | null> {
-  const attempt = await throttle.begin(res, username, address);
+export async function signIn(ctx: ServiceContext, throttle: SignInThrottle, username: string, password: string, address: string): Promise<Row | null> {
+  const attempt = await throttle.begin(username, address);
   const row = await checkCredentials(ctx, username, password);
   if (row) await attempt.succeeded();
   return row;
@@ -134,7 +134,7 @@ export function mountAuthInternal(app: Express, ctx: ServiceContext, throttle: S
   app.post('/internal/auth/password', async (req, res) => {
     const { username, password, client_ip: clientIp } = (req.body ?? {}) as Record<string, unknown>;
     if (typeof username !== 'string' || typeof password !== 'string' || !username || !password) throw new PermissionDenied(INVALID_CREDENTIALS);
-    const row = await signIn(ctx, throttle, res, username, password, signInAddress(req, clientIp));
+    const row = await signIn(ctx, throttle, username, password, signInAddress(req, clientIp));
     if (!row) throw new PermissionDenied(INVALID_CREDENTIALS);
     await ctx.db.query(sql`UPDATE ${userTable} SET last_login = now() WHERE id = ${row.id}`);
     res.json({ identity: await identityFor(ctx, row, null) });

@@ -50,7 +50,7 @@ export function mountProvision(app: Express, ctx: ServiceContext, throttle: Sign
     const password = stringField(body, 'password', errors);
     if (Object.keys(errors).length) throw new ValidationError(errors);
 
-    const userRow = await signIn(ctx, throttle, res, username, password, signInAddress(req));
+    const userRow = await signIn(ctx, throttle, username, password, signInAddress(req));
     if (!userRow) throw new PermissionDenied(INVALID_CREDENTIALS);
 
     const identity: Identity = {

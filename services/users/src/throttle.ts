@@ -1,17 +1,12 @@
 import { createHash } from 'node:crypto';
-import type { Request, Response } from 'express';
-import { HttpError } from '@inventory/core';
+import type { Request } from 'express';
+import { TooManyRequests } from '@inventory/core';
 import { sql, raw } from '@inventory/filtering';
 import type { ServiceContext } from '@inventory/rest';
 import type { AuthRateLimits } from './config';
 import { normaliseClientIp } from './networks';
 
 export const AUTH_ATTEMPT_TABLE = 'auth_attempt';
-
-/** DRF's throttling text. */
-export function throttledDetail(seconds: number): string {
-  return `Request was throttled. Expected available in ${seconds} seconds.`;
-}
 
 /** A sign-in attempt that passed the limits: tell it how it ended. */
 export interface SignInAttempt {
@@ -44,21 +39,21 @@ export class SignInThrottle {
   }
 
   /**
-   * Counts the attempt; throws 429 (Retry-After set on `res`) when the address
+   * Counts the attempt; throws 429 (TooManyRequests, with Retry-After) when the address
    * or the username is over its limit. Call before checking the password.
    */
-  async begin(res: Response, username: string, address: string): Promise<SignInAttempt> {
+  async begin(username: string, address: string): Promise<SignInAttempt> {
     const { AUTH_RATE_LIMIT_ADDRESS: perAddress, AUTH_RATE_LIMIT_USERNAME: perUsername } = this.limits;
     if (perAddress === 0 && perUsername === 0) return NOOP;
     this.purge();
     if (perAddress > 0) {
       const { count, retry } = await this.count('address', address);
-      if (count > perAddress) throw throttled(res, retry);
+      if (count > perAddress) throw new TooManyRequests(retry);
     }
     if (perUsername === 0) return NOOP;
     const key = keyOf('username', username);
     const { count, retry } = await this.count('username', username);
-    if (count > perUsername) throw throttled(res, retry);
+    if (count > perUsername) throw new TooManyRequests(retry);
     return {
       succeeded: async () => {
         await this.ctx.db.query(sql`UPDATE ${this.table} SET count = greatest(count - 1, 0) WHERE scope = 'username' AND key = ${key}`);
@@ -93,11 +88,6 @@ export class SignInThrottle {
 
 function keyOf(scope: string, subject: string): string {
   return createHash('sha256').update(scope).update('\0').update(subject, 'utf8').digest('hex');
-}
-
-function throttled(res: Response, seconds: number): HttpError {
-  res.setHeader('Retry-After', String(seconds));
-  return new HttpError(429, { detail: throttledDetail(seconds) });
 }
 
 /**
