@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { BlockList, isIP } from 'node:net';
+import { normaliseClientIp, parseNetwork } from '@inventory/auth';
 import type { TLSSocket } from 'node:tls';
 
 /**
@@ -31,15 +32,10 @@ export class TrustedProxies {
       .map((s) => s.trim())
       .filter(Boolean);
     for (const entry of entries) {
-      const slash = entry.indexOf('/');
-      const address = slash < 0 ? entry : entry.slice(0, slash);
-      const family = isIP(address);
-      const max = family === 4 ? 32 : 128;
-      const prefixText = slash < 0 ? String(max) : entry.slice(slash + 1);
-      if (family === 0 || !/^\d{1,3}$/.test(prefixText) || Number(prefixText) > max) throw new Error(`"${entry}" is not an IP address or CIDR network`);
-      const type = family === 4 ? 'ipv4' : 'ipv6';
-      this.list.addSubnet(address, Number(prefixText), type);
-      // an IPv4 peer may show up as ::ffff:a.b.c.d on a dual-stack socket; normalise() handles that side
+      const n = parseNetwork(entry);
+      if (!n) throw new Error(`"${entry}" is not an IP address or CIDR network`);
+      // an IPv4 peer may show up as ::ffff:a.b.c.d on a dual-stack socket; normaliseClientIp handles that side
+      this.list.addSubnet(n.address, n.prefix, n.family === 4 ? 'ipv4' : 'ipv6');
     }
     this.size = entries.length;
   }
@@ -82,7 +78,7 @@ function viewOf(req: IncomingMessage): ClientView {
 
 function computeView(req: IncomingMessage, trusted: TrustedProxies): ClientView {
   const rawPeer = req.socket?.remoteAddress ?? '';
-  const peer = normalise(rawPeer) ?? rawPeer;
+  const peer = normaliseClientIp(rawPeer) ?? rawPeer;
   const ownHost = req.headers.host || 'localhost';
   const ownProto = (req.socket as TLSSocket | undefined)?.encrypted ? 'https' : 'http';
   if (!trusted.has(peer)) return { ip: peer, host: ownHost, proto: ownProto, chain: peer };
@@ -94,9 +90,9 @@ function computeView(req: IncomingMessage, trusted: TrustedProxies): ClientView 
     .filter(Boolean);
   // right to left: skip the trusted proxies; the first address they vouch for that is not one of them is the client
   let ip = peer;
-  for (let i = hops.length - 1; i >= 0 && trusted.has(ip); i--) ip = normalise(hops[i]) ?? hops[i];
+  for (let i = hops.length - 1; i >= 0 && trusted.has(ip); i--) ip = normaliseClientIp(hops[i]) ?? hops[i];
   // X-Real-IP only without X-Forwarded-For: a proxy that appends to the latter may pass a client's X-Real-IP through untouched
-  const realIp = hops.length === 0 ? normalise(first(req.headers['x-real-ip']) ?? '') : null;
+  const realIp = hops.length === 0 ? normaliseClientIp(first(req.headers['x-real-ip']) ?? '') : null;
   if (realIp) ip = realIp;
   const proto = first(req.headers['x-forwarded-proto'])?.toLowerCase();
   return {
@@ -135,18 +131,6 @@ export function baseUrl(req: IncomingMessage, publicUrl?: string): string {
 /** The client's address (for allowed_ips and the sign-in rate limits). */
 export function clientIp(req: IncomingMessage): string {
   return viewOf(req).ip;
-}
-
-/** An address as a proxy may write it (`a.b.c.d:port`, `[v6]:port`, `::ffff:a.b.c.d`), or null. */
-function normalise(value: string): string | null {
-  let v = value.trim();
-  const bracket = /^\[([^\]]+)\](?::\d+)?$/.exec(v);
-  if (bracket) v = bracket[1];
-  else if (/^[^:]+:\d+$/.test(v)) v = v.slice(0, v.lastIndexOf(':'));
-  const family = isIP(v);
-  if (family === 0) return null;
-  if (family === 6 && v.toLowerCase().startsWith('::ffff:') && isIP(v.slice(7)) === 4) return v.slice(7);
-  return v;
 }
 
 function headerValue(v: string | string[] | undefined): string | undefined {

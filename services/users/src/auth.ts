@@ -6,7 +6,7 @@ import { sql, raw } from '@inventory/filtering';
 import { isoDateTime, type Row, type ServiceContext } from '@inventory/rest';
 import { PERMISSION_GROUPS_TABLE, PERMISSION_USERS_TABLE, USER_GROUPS_TABLE } from './models';
 import { checkPassword, dummyVerify, hashPassword } from './passwords';
-import { ipAllowed, normaliseClientIp } from './networks';
+import { ipAllowed, normaliseClientIp } from '@inventory/auth';
 import { signInAddress, type SignInThrottle } from './throttle';
 
 export const INVALID_CREDENTIALS = 'Invalid username/password';

@@ -4,7 +4,7 @@ import { TooManyRequests } from '@inventory/core';
 import { sql, raw } from '@inventory/filtering';
 import type { ServiceContext } from '@inventory/rest';
 import type { AuthRateLimits } from './config';
-import { normaliseClientIp } from './networks';
+import { normaliseClientIp } from '@inventory/auth';
 
 export const AUTH_ATTEMPT_TABLE = 'auth_attempt';
 

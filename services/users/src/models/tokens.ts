@@ -3,7 +3,7 @@ import { PermissionDenied, ValidationError } from '@inventory/core';
 import type { Identity } from '@inventory/auth';
 import { sql, raw, or, type FilterDef } from '@inventory/filtering';
 import { defineModel, f, type ModelDef } from '@inventory/rest';
-import { formatNetwork, parseNetwork } from '../networks';
+import { formatNetwork, parseNetwork } from '@inventory/auth';
 import { containsPattern } from './filters';
 
 export const TOKEN_KEY_LENGTH = 40;
