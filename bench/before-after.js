@@ -9,7 +9,7 @@
  * Goal of issue 6: the new checks cost at most 5 %. Results go to
  * bench/results/before-after.json. Run: `npm run build && node bench/before-after.js`.
  */
-const { fork, execFileSync } = require('node:child_process');
+const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -18,6 +18,7 @@ const { Client } = require('pg');
 const { startPostgres, freePort } = require('@inventory/infra');
 const { signIdentity } = require('@inventory/auth');
 const { load } = require('./load');
+const { child, stopAll, json, writeReport, run } = require('./children');
 
 const BEFORE = process.env.BENCH_BEFORE || 'da61d9a';
 const ROUNDS = Number(process.env.BENCH_ROUNDS || 5);
@@ -44,20 +45,7 @@ function beforeTree() {
   return { dir, sha };
 }
 
-function child(script, env) {
-  return new Promise((resolve, reject) => {
-    const c = fork(script, { cwd: path.dirname(path.dirname(script)), env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
-    c.once('message', (m) => (m === 'ready' ? resolve(c) : reject(new Error(String(m)))));
-    c.once('exit', (code) => reject(new Error(`${script} exited ${code}`)));
-  });
-}
 
-async function json(url, headers, method = 'GET', body) {
-  const res = await fetch(url, { method, headers: { 'content-type': 'application/json', ...headers }, body: body && JSON.stringify(body) });
-  const text = await res.text();
-  if (res.status >= 300) throw new Error(`${method} ${url}: ${res.status} ${text.slice(0, 300)}`);
-  return text ? JSON.parse(text) : null;
-}
 
 async function createDatabase(serverUrl, name) {
   const c = new Client({ connectionString: serverUrl });
@@ -87,7 +75,7 @@ async function main() {
       const ports = { extras: await freePort(), tenancy: await freePort() };
       const urls = Object.entries(ports).map(([n, p]) => `${n}=http://127.0.0.1:${p}`).join(',');
       const db = await createDatabase(pg.url, `bench_${name}`);
-      children.push(await child(side.script, { DATABASE_URL: db, INTERNAL_TOKEN_SECRET: secret, SERVICE_URLS: urls, DATABASE_POOL_MAX: '10', BENCH_PORTS: JSON.stringify(ports) }));
+      children.push(await child(side.script, { DATABASE_URL: db, INTERNAL_TOKEN_SECRET: secret, SERVICE_URLS: urls, DATABASE_POOL_MAX: '10', BENCH_PORTS: JSON.stringify(ports) }, path.dirname(path.dirname(side.script))));
       side.tenancy = `http://127.0.0.1:${ports.tenancy}`;
       side.extras = `http://127.0.0.1:${ports.extras}`;
       // the earlier release ignores the audience; this one requires it
@@ -128,23 +116,11 @@ async function main() {
       bulk_time_after_vs_before: Number((median(bulk.after) / median(bulk.before)).toFixed(3)),
       goal: 'list_after_vs_before >= 0.95 and bulk_time_after_vs_before <= 1.05',
     };
-    fs.mkdirSync(path.join(__dirname, 'results'), { recursive: true });
-    fs.writeFileSync(path.join(__dirname, 'results', 'before-after.json'), `${JSON.stringify(report, null, 2)}\n`);
-    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    writeReport('before-after', report);
   } finally {
-    for (const c of children.reverse()) {
-      c.removeAllListeners('exit');
-      c.send('stop');
-      await new Promise((r) => {
-        c.once('exit', r);
-        setTimeout(() => (c.kill('SIGKILL'), r()), 5000).unref();
-      });
-    }
+    await stopAll(children);
     await pg.stop();
   }
 }
 
-main().catch((err) => {
-  process.stderr.write(`${err.stack}\n`);
-  process.exit(1);
-});
+run(main);

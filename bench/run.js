@@ -9,7 +9,6 @@
  *     the service; goal: at least 0.8 of direct.
  * Every server runs in its own process; results go to bench/results/.
  */
-const { fork } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
 const os = require('node:os');
@@ -17,26 +16,14 @@ const { randomBytes } = require('node:crypto');
 const { startPostgres, freePort } = require('@inventory/infra');
 const { signIdentity } = require('@inventory/auth');
 const { load } = require('./load');
+const { child, stopAll, json, writeReport, run } = require('./children');
 
 const SECONDS = Number(process.env.BENCH_SECONDS || 8);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 32);
 const ROUNDS = Number(process.env.BENCH_ROUNDS || 7);
 const PATH = '/api/tenancy/tenants/?limit=50';
 
-function child(script, env) {
-  return new Promise((resolve, reject) => {
-    const c = fork(path.join(__dirname, script), { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
-    c.once('message', (m) => (m === 'ready' ? resolve(c) : reject(new Error(String(m)))));
-    c.once('exit', (code) => reject(new Error(`${script} exited ${code}`)));
-  });
-}
 
-async function json(url, headers, method = 'GET', body) {
-  const res = await fetch(url, { method, headers: { 'content-type': 'application/json', ...headers }, body: body && JSON.stringify(body) });
-  const text = await res.text();
-  if (res.status >= 300) throw new Error(`${method} ${url}: ${res.status} ${text}`);
-  return text ? JSON.parse(text) : null;
-}
 
 async function main() {
   const pg = await startPostgres({ log: () => undefined });
@@ -48,10 +35,10 @@ async function main() {
   const env = { DATABASE_URL: pg.url, INTERNAL_TOKEN_SECRET: secret, SERVICE_URLS: serviceUrls, DATABASE_POOL_MAX: '10', TOKEN_CACHE_SECONDS: '60' };
   const children = [];
   try {
-    children.push(await child('servers.js', { ...env, BENCH_PORTS: JSON.stringify({ users: ports.users, extras: ports.extras, tenancy: ports.tenancy }) }));
-    children.push(await child('servers.js', { ...env, BENCH_PORTS: JSON.stringify({ gateway: ports.gateway }) }));
+    children.push(await child(path.join(__dirname, 'servers.js'), { ...env, BENCH_PORTS: JSON.stringify({ users: ports.users, extras: ports.extras, tenancy: ports.tenancy }) }));
+    children.push(await child(path.join(__dirname, 'servers.js'), { ...env, BENCH_PORTS: JSON.stringify({ gateway: ports.gateway }) }));
     const basePort = await freePort();
-    children.push(await child('baseline.js', { DATABASE_URL: pg.url, PORT: String(basePort) }));
+    children.push(await child(path.join(__dirname, 'baseline.js'), { DATABASE_URL: pg.url, PORT: String(basePort) }));
 
     const identity = { user: { id: 1, username: 'bench', is_superuser: true, is_staff: true, is_active: true }, token: { id: 1, write_enabled: true }, permissions: [] };
     const idHeader = (service) => ({ 'x-identity': signIdentity(secret, identity, 3600, service) });
@@ -105,23 +92,11 @@ async function main() {
       gateway_vs_direct: Number((results.gateway.rps / results.service.rps).toFixed(3)),
       goals: { service_vs_baseline: 0.5, gateway_vs_direct: 0.8 },
     };
-    fs.mkdirSync(path.join(__dirname, 'results'), { recursive: true });
-    fs.writeFileSync(path.join(__dirname, 'results', 'tenants-list.json'), `${JSON.stringify(report, null, 2)}\n`);
-    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    writeReport('tenants-list', report);
   } finally {
-    for (const c of children.reverse()) {
-      c.removeAllListeners('exit');
-      c.send('stop');
-      await new Promise((r) => {
-        c.once('exit', r);
-        setTimeout(() => (c.kill('SIGKILL'), r()), 5000).unref();
-      });
-    }
+    await stopAll(children);
     await pg.stop();
   }
 }
 
-main().catch((err) => {
-  process.stderr.write(`${err.stack}\n`);
-  process.exit(1);
-});
+run(main);
