@@ -1,0 +1,38 @@
+import { randomUUID } from 'node:crypto';
+
+/** `created`, `updated`, `deleted`: NetBox's webhook `event` values. */
+export type EventKind = 'created' | 'updated' | 'deleted';
+
+/**
+ * One change of one object, as it is stored in the outbox and published:
+ * Debezium's outbox shape (aggregate type, aggregate id, event type,
+ * payload) with NetBox's webhook context (§D.1–D.4) as the payload.
+ */
+export interface ChangeEvent {
+  /** UUID; also the AMQP message id (consumers de-duplicate by it). */
+  id: string;
+  event: EventKind;
+  /** `<app>.<model>` */
+  model: string;
+  object_id: number;
+  /** The object's version after the change (before it, for a delete). */
+  version: number;
+  /** ISO 8601 UTC. */
+  timestamp: string;
+  username: string;
+  request_id: string;
+  /** The object's complete REST representation (prechange for a delete). */
+  data: unknown;
+  snapshots: { prechange: unknown; postchange: unknown };
+}
+
+export const EVENTS_EXCHANGE = 'inventory.events';
+
+/** `<app>.<model>.<event>`, e.g. `tenancy.tenant.created`. */
+export function routingKey(e: Pick<ChangeEvent, 'model' | 'event'>): string {
+  return `${e.model}.${e.event}`;
+}
+
+export function newEventId(): string {
+  return randomUUID();
+}

@@ -1,0 +1,4 @@
+export * from './envelope';
+export * from './outbox';
+export * from './topology';
+export * from './relay';

@@ -1,0 +1,54 @@
+import { type Sql, sql, raw, quoteIdent } from '@inventory/filtering';
+import type { ChangeEvent } from './envelope';
+
+/**
+ * The transactional outbox: one row per changed object, written in the same
+ * transaction as the change (a rolled-back write leaves none), published by
+ * the relay afterwards. `seq` orders rows as they were written, so one
+ * object's events go out in order.
+ */
+export const OUTBOX_TABLE = '_outbox';
+
+/** The DDL of the outbox, as of its first migration (frozen there; the live schema derives from this too). */
+export function outboxStatements(schema: string): string[] {
+  const t = `${quoteIdent(schema)}.${quoteIdent(OUTBOX_TABLE)}`;
+  return [
+    `CREATE TABLE ${t} (
+      "seq" BIGSERIAL PRIMARY KEY,
+      "id" UUID NOT NULL,
+      "event" VARCHAR(10) NOT NULL,
+      "model" VARCHAR(100) NOT NULL,
+      "object_id" BIGINT NOT NULL,
+      "version" BIGINT NOT NULL,
+      "timestamp" TIMESTAMP WITH TIME ZONE NOT NULL,
+      "username" VARCHAR(150) NOT NULL,
+      "request_id" VARCHAR(64) NOT NULL,
+      "data" JSONB,
+      "snapshots" JSONB NOT NULL,
+      "sent_at" TIMESTAMP WITH TIME ZONE
+    )`,
+    `CREATE UNIQUE INDEX "_outbox_id_uniq" ON ${t} ("id")`,
+    `CREATE INDEX "_outbox_unsent_idx" ON ${t} ("seq") WHERE "sent_at" IS NULL`,
+  ];
+}
+
+/** The channel a service's relay listens on; a commit that wrote outbox rows notifies it. */
+export function outboxChannel(schema: string): string {
+  return `${schema}_outbox`;
+}
+
+interface Queryable {
+  query(statement: Sql): Promise<Record<string, unknown>[]>;
+}
+
+/** Appends events to the outbox inside the caller's transaction (one statement), and wakes the relay at commit. */
+export async function writeOutbox(tx: Queryable, schema: string, events: ChangeEvent[]): Promise<void> {
+  if (!events.length) return;
+  const table = raw(`${quoteIdent(schema)}.${quoteIdent(OUTBOX_TABLE)}`);
+  await tx.query(sql`
+    INSERT INTO ${table} (id, event, model, object_id, version, timestamp, username, request_id, data, snapshots)
+    SELECT * FROM jsonb_to_recordset(${JSON.stringify(events)}::jsonb)
+      AS e(id uuid, event varchar, model varchar, object_id bigint, version bigint, timestamp timestamptz, username varchar, request_id varchar, data jsonb, snapshots jsonb)`);
+  // delivered only if the transaction commits
+  await tx.query(sql`SELECT pg_notify(${outboxChannel(schema)}, '')`);
+}

@@ -1,0 +1,118 @@
+import amqp, { type ChannelModel } from 'amqplib';
+import pg from 'pg';
+import { createTestDatabase, startBroker } from '@inventory/testkit';
+import { sql } from '@inventory/filtering';
+import { OutboxRelay, declareConsumerQueue, newEventId, outboxStatements, writeOutbox, type ChangeEvent } from '@inventory/events';
+
+/** The outbox and its relay against a real PostgreSQL and a real RabbitMQ. */
+const SCHEMA = 'svc';
+const silent = { info: () => undefined, warn: () => undefined };
+let db: { url: string; drop(): Promise<void> };
+let broker: { url: string; stop(): Promise<void> };
+let pool: pg.Pool;
+let conn: ChannelModel;
+
+beforeAll(async () => {
+  [db, broker] = await Promise.all([createTestDatabase(), startBroker()]);
+  pool = new pg.Pool({ connectionString: db.url, max: 4 });
+  await pool.query(`CREATE SCHEMA ${SCHEMA}`);
+  for (const s of outboxStatements(SCHEMA)) await pool.query(s);
+  conn = await amqp.connect(broker.url);
+}, 120_000);
+afterAll(async () => {
+  await conn?.close();
+  await pool?.end();
+  await db?.drop();
+  await broker?.stop();
+});
+
+function event(model: string, objectId: number, kind: ChangeEvent['event'] = 'created'): ChangeEvent {
+  return {
+    id: newEventId(),
+    event: kind,
+    model,
+    object_id: objectId,
+    version: 1,
+    timestamp: new Date().toISOString(),
+    username: 'admin',
+    request_id: 'req-1',
+    data: { id: objectId },
+    snapshots: { prechange: null, postchange: { id: objectId } },
+  };
+}
+
+/** Writes events in one transaction, committed or rolled back. */
+async function write(events: ChangeEvent[], commit = true): Promise<void> {
+  const client = await pool.connect();
+  const tx = { query: async (s: ReturnType<typeof sql>) => (await client.query(renderText(s), [...s.values])).rows };
+  try {
+    await client.query('BEGIN');
+    await writeOutbox(tx, SCHEMA, events);
+    await client.query(commit ? 'COMMIT' : 'ROLLBACK');
+  } finally {
+    client.release();
+  }
+}
+
+function renderText(s: ReturnType<typeof sql>): string {
+  return s.strings.reduce((acc, part, i) => acc + (i ? `$${i}` : '') + part, '');
+}
+
+/** Collects the events delivered to a fresh queue bound to `pattern`. */
+async function listen(queue: string, pattern: string): Promise<{ got: ChangeEvent[]; ids: string[] }> {
+  const ch = await conn.createChannel();
+  await declareConsumerQueue(ch, { name: queue, bindings: [pattern] });
+  const out = { got: [] as ChangeEvent[], ids: [] as string[] };
+  await ch.consume(queue, (m) => {
+    if (!m) return;
+    out.got.push(JSON.parse(m.content.toString()));
+    out.ids.push(String(m.properties.messageId));
+    ch.ack(m);
+  });
+  return out;
+}
+
+async function until(check: () => boolean, ms = 15_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+test('when a transaction commits events, then the relay publishes each once, in order, keyed <app>.<model>.<event>; a rolled-back one publishes nothing', async () => {
+  const seen = await listen('test.tenancy', 'tenancy.tenant.*');
+  const relay = new OutboxRelay({ databaseUrl: db.url, schema: SCHEMA, amqpUrl: broker.url, log: silent });
+  relay.start();
+  try {
+    const committed = [event('tenancy.tenant', 1), event('tenancy.tenant', 1, 'updated'), event('tenancy.tenant', 2)];
+    await write(committed);
+    await write([event('tenancy.tenant', 3)], false);
+    await write([event('dcim.site', 9)]);
+    await until(() => seen.got.length >= 3);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(seen.got.map((e) => [e.object_id, e.event])).toEqual([[1, 'created'], [1, 'updated'], [2, 'created']]);
+    expect(seen.ids).toEqual(committed.map((e) => e.id));
+    expect(seen.got[0]).toMatchObject({ model: 'tenancy.tenant', username: 'admin', request_id: 'req-1', data: { id: 1 } });
+    const { rows } = await pool.query(`SELECT count(*)::int AS unsent FROM ${SCHEMA}._outbox WHERE sent_at IS NULL`);
+    expect(rows[0].unsent).toBe(0);
+  } finally {
+    await relay.stop();
+  }
+});
+
+test('when two relays run for one service, then exactly one publishes and every event arrives once', async () => {
+  const seen = await listen('test.two-relays', 'extras.tag.*');
+  const relays = [0, 1].map(() => new OutboxRelay({ databaseUrl: db.url, schema: SCHEMA, amqpUrl: broker.url, log: silent, pollMs: 200 }));
+  relays.forEach((r) => r.start());
+  try {
+    const events = Array.from({ length: 200 }, (_, i) => event('extras.tag', i + 1));
+    for (let i = 0; i < events.length; i += 20) await write(events.slice(i, i + 20));
+    await until(() => seen.got.length >= 200);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(seen.ids).toEqual(events.map((e) => e.id));
+    expect(relays.filter((r) => r.published > 0)).toHaveLength(1);
+  } finally {
+    await Promise.all(relays.map((r) => r.stop()));
+  }
+});
