@@ -3,13 +3,16 @@
  * Quick start: every service in one Node process, each on its own loopback
  * port and talking HTTP to the others exactly as in production, behind the
  * gateway on PORT (default 8000). PostgreSQL comes from DATABASE_URL or the
- * embedded server under .data/. Run through `npm start` (which builds first).
+ * embedded server under .data/, RabbitMQ (where the services relay their
+ * change events) from AMQP_URL or a local rabbitmq-server with its data under
+ * .data/rabbitmq (apt-installed when missing and running as root); the two
+ * start side by side. Run through `npm start` (which builds first).
  */
 'use strict';
 const path = require('node:path');
 const fs = require('node:fs');
 const { randomBytes } = require('node:crypto');
-const { startPostgres, freePort } = require('@inventory/infra');
+const { startPostgres, startRabbitMQ, freePort } = require('@inventory/infra');
 const { baseConfig, readConfig, createLogger } = require('@inventory/core');
 
 const SERVICES = {
@@ -31,10 +34,28 @@ function persistentSecret(file) {
 
 async function main() {
   const dataDir = process.env.DATA_DIR || path.join(root, '.data');
-  const pg = await startPostgres({ persistent: true, dataDir: path.join(dataDir, 'postgres'), prefer: ['embedded', 'local'], log: (m) => log.debug(m) });
-  // As root the server runs as `postgres`; when that user cannot reach .data/ (a clone under /root or
-  // another private directory) the data lives in a directory made for it instead: say where.
+  const debug = (m) => log.debug(m);
+  const t0 = Date.now();
+  // Side by side: the broker's boot (a few seconds of Erlang) overlaps PostgreSQL's.
+  const [pgResult, rabbitResult] = await Promise.allSettled([
+    startPostgres({ persistent: true, dataDir: path.join(dataDir, 'postgres'), prefer: ['embedded', 'local'], log: debug }),
+    startRabbitMQ({ persistent: true, dataDir: path.join(dataDir, 'rabbitmq'), prefer: ['local'], log: debug }),
+  ]);
+  if (pgResult.status === 'rejected' || rabbitResult.status === 'rejected') {
+    // Stop whichever did start, and say plainly what is missing (no stack: these are set-up problems).
+    if (pgResult.status === 'fulfilled') await pgResult.value.stop().catch(() => undefined);
+    if (rabbitResult.status === 'fulfilled') await rabbitResult.value.stop().catch(() => undefined);
+    for (const r of [pgResult, rabbitResult]) {
+      if (r.status === 'rejected') process.stderr.write(`start failed: ${r.reason && r.reason.message ? r.reason.message : r.reason}\n`);
+    }
+    process.exit(1);
+  }
+  const pg = pgResult.value;
+  const rabbit = rabbitResult.value;
+  // As root the servers run as `postgres` / `rabbitmq`; when that user cannot reach .data/ (a clone under
+  // /root or another private directory) the data lives in a directory made for it instead: say where.
   log.info({ kind: pg.kind, data: pg.dataDir }, 'PostgreSQL ready');
+  log.info({ kind: rabbit.kind, url: rabbit.url.replace(/\/\/[^@/]*@/, '//'), data: rabbit.dataDir, ms: Date.now() - t0 }, 'RabbitMQ ready');
   const secret = process.env.INTERNAL_TOKEN_SECRET || persistentSecret(path.join(dataDir, 'internal-secret'));
   const names = Object.keys(SERVICES);
   const ports = {};
@@ -42,12 +63,14 @@ async function main() {
   const serviceUrls = names.map((n) => `${n}=http://127.0.0.1:${ports[n]}`);
   const gatewayPort = Number(process.env.PORT || 8000);
   serviceUrls.push(`gateway=http://127.0.0.1:${gatewayPort}`);
-  const env = { ...process.env, DATABASE_URL: pg.url, INTERNAL_TOKEN_SECRET: secret, SERVICE_URLS: serviceUrls.join(',') };
+  const env = { ...process.env, DATABASE_URL: pg.url, AMQP_URL: rabbit.url, INTERNAL_TOKEN_SECRET: secret, SERVICE_URLS: serviceUrls.join(',') };
 
   const running = [];
   const stop = async () => {
+    // The services first (their relays flush and disconnect), then the servers they used.
     for (const s of running.reverse()) await s.stop().catch(() => undefined);
-    await pg.stop();
+    const stopped = await Promise.allSettled([pg.stop(), rabbit.stop()]);
+    for (const r of stopped) if (r.status === 'rejected') throw r.reason;
   };
   let stopping = false;
   for (const signal of ['SIGINT', 'SIGTERM']) {

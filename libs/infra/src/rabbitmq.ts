@@ -19,6 +19,8 @@ export interface RunningRabbit {
   kind: 'external' | 'docker' | 'local';
   /** Where a local broker keeps its data (which may differ from the dataDir asked for). */
   dataDir?: string;
+  /** The extra virtual hosts asked for (`vhosts`) that exist: reach one as `${url}/${encodeURIComponent(name)}`. */
+  vhosts?: string[];
   stop(): Promise<void>;
 }
 
@@ -31,6 +33,11 @@ export interface RabbitOptions {
   prefer?: ('docker' | 'local')[];
   /** As root, apt-get install rabbitmq-server when it is missing (default true). */
   installIfMissing?: boolean;
+  /**
+   * Local broker: extra virtual hosts created at boot, each open to the broker's user
+   * (tests give each suite its own, so one broker serves a whole run without cross-talk).
+   */
+  vhosts?: string[];
   log?: (msg: string) => void;
 }
 
@@ -106,9 +113,12 @@ function findRabbit(): RabbitInstall | undefined {
 async function installRabbit(opts: RabbitOptions, log: Log): Promise<RabbitInstall> {
   const found = findRabbit();
   if (found) return found;
-  const hint = 'RabbitMQ is not installed: install the rabbitmq-server package ' +
-    '(Debian/Ubuntu: sudo apt-get install rabbitmq-server), or run Docker, or set AMQP_URL';
-  if (opts.installIfMissing === false || !isRoot() || !which('apt-get')) throw new Error(hint);
+  const hint = 'RabbitMQ is not installed (no rabbitmq-server found). Install it with ' +
+    '`sudo apt-get install rabbitmq-server` (Debian/Ubuntu; elsewhere the rabbitmq-server package), ' +
+    'or set AMQP_URL to a running broker (amqp://user:password@host:5672)';
+  if (opts.installIfMissing === false || !which('apt-get')) throw new Error(hint);
+  // Only root can install packages: say why nothing was installed for us.
+  if (!isRoot()) throw new Error(`${hint}. It is installed automatically only when running as root.`);
   log('rabbitmq-server not found: installing it with apt-get (this takes a minute)');
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   await runOk('apt-get', ['update'], { env, timeoutMs: 600_000 });
@@ -181,6 +191,8 @@ async function startNode(install: RabbitInstall, opts: RabbitOptions, persistent
     mkdirp(path.join(root, 'log'));
     fs.writeFileSync(path.join(root, 'enabled_plugins'), '[].\n'); // no plugins: faster boot
     fs.writeFileSync(path.join(root, 'rabbitmq-env.conf'), ''); // shadows /etc/rabbitmq/rabbitmq-env.conf
+    const definitions = opts.vhosts?.length ? path.join(root, 'definitions.json') : undefined;
+    if (definitions) fs.writeFileSync(definitions, JSON.stringify(vhostDefinitions(opts.vhosts ?? [])));
     fs.writeFileSync(
       path.join(root, 'rabbitmq.conf'),
       [
@@ -189,6 +201,7 @@ async function startNode(install: RabbitInstall, opts: RabbitOptions, persistent
         'disk_free_limit.absolute = 50MB', // the default alarm blocks publishers on small CI disks
         'log.console = false',
         'log.file.level = info',
+        ...(definitions ? [`load_definitions = ${definitions}`] : []),
         '',
       ].join('\n'),
     );
@@ -274,6 +287,7 @@ async function startNode(install: RabbitInstall, opts: RabbitOptions, persistent
       url: `amqp://guest:guest@127.0.0.1:${port}`,
       kind: 'local',
       dataDir: root,
+      vhosts: opts.vhosts?.length ? [...opts.vhosts] : undefined,
       stop: () =>
         (stopping ??= (async () => {
           untrack();
@@ -291,6 +305,22 @@ async function startNode(install: RabbitInstall, opts: RabbitOptions, persistent
     removeRoot();
     throw err;
   }
+}
+
+/**
+ * Definitions imported at boot: the default vhost and user (an import replaces
+ * their seeding) plus the extra vhosts, guest having full rights on each.
+ */
+function vhostDefinitions(vhosts: string[]): object {
+  // rabbit_password_hashing_sha256: base64(salt ++ sha256(salt ++ password)), 4-byte salt
+  const salt = crypto.randomBytes(4);
+  const hash = crypto.createHash('sha256').update(Buffer.concat([salt, Buffer.from('guest')])).digest();
+  const all = ['/', ...vhosts.filter((v) => v !== '/')];
+  return {
+    users: [{ name: 'guest', password_hash: Buffer.concat([salt, hash]).toString('base64'), hashing_algorithm: 'rabbit_password_hashing_sha256', tags: ['administrator'] }],
+    vhosts: all.map((name) => ({ name })),
+    permissions: all.map((vhost) => ({ user: 'guest', vhost, configure: '.*', write: '.*', read: '.*' })),
+  };
 }
 
 function fileSize(file: string): number {

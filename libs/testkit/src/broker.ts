@@ -1,10 +1,37 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { startRabbitMQ, type RunningRabbit } from '@inventory/infra';
 
 let shared: RunningRabbit | null = null;
 
-/** A RabbitMQ for suites that need one: the run's (TEST_RABBITMQ=1) or one for this worker. */
+/**
+ * A virtual host of the run's broker (global setup) that no other suite has
+ * had: claimed by creating its file exclusively, so workers never share one.
+ */
+function claimVhost(): string | undefined {
+  const url = process.env.TEST_AMQP_URL;
+  const claims = process.env.TEST_AMQP_CLAIMS;
+  if (!url || !claims) return undefined;
+  for (const vhost of (process.env.TEST_AMQP_VHOSTS ?? '').split(',').filter(Boolean)) {
+    try {
+      fs.closeSync(fs.openSync(path.join(claims, vhost), 'wx'));
+      return `${url}/${encodeURIComponent(vhost)}`;
+    } catch {
+      /* taken (or no claims dir): try the next */
+    }
+  }
+  return undefined;
+}
+
+/**
+ * A RabbitMQ for a suite that watches events, to itself: a fresh virtual host
+ * on the run's broker (so the change events every `bootStack` relays to the
+ * default one, and other suites' queues, never reach it), or when there is
+ * none to claim (a Docker or external broker, all taken) a broker of its own.
+ */
 export async function startBroker(): Promise<{ url: string; stop(): Promise<void> }> {
-  if (process.env.TEST_AMQP_URL) return { url: process.env.TEST_AMQP_URL, stop: async () => undefined };
+  const vhostUrl = claimVhost();
+  if (vhostUrl) return { url: vhostUrl, stop: async () => undefined };
   shared ??= await startRabbitMQ({ log: () => undefined });
   const rabbit = shared;
   return {

@@ -1,19 +1,46 @@
 // jest's module mapper does not apply to global setup, and a fresh clone has no built packages yet
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { startPostgres, startRabbitMQ } from '../../infra/src';
 
+/** Virtual hosts on the run's broker, one per suite that asks `startBroker()` for its own. */
+const SUITE_VHOSTS = Array.from({ length: 16 }, (_, i) => `suite-${i + 1}`);
+
 /**
- * Starts PostgreSQL once for the whole run (and RabbitMQ with TEST_RABBITMQ=1;
- * otherwise a suite that needs a broker starts one with `startBroker()`).
- * Workers inherit the URLs through the environment; each test file then
- * makes its own database.
+ * Starts PostgreSQL and RabbitMQ once for the whole run, side by side (each
+ * honours DATABASE_URL / AMQP_URL; otherwise a throwaway local server, and
+ * as root rabbitmq-server is apt-installed when missing). Workers inherit
+ * the URLs through the environment (TEST_DATABASE_URL, TEST_AMQP_URL); each
+ * test file then makes its own database, and every `bootStack` relays its
+ * change events to the broker. Suites that watch events get a virtual host
+ * of their own (TEST_AMQP_VHOSTS, claimed under TEST_AMQP_CLAIMS: see broker.ts).
  */
 export default async function globalSetup(): Promise<void> {
-  const pg = await startPostgres({ log: () => undefined });
-  process.env.TEST_DATABASE_URL = pg.url;
-  (globalThis as Record<string, unknown>).__inventoryPg = pg;
-  if (process.env.TEST_RABBITMQ === '1') {
-    const rabbit = await startRabbitMQ({ log: () => undefined });
-    process.env.TEST_AMQP_URL = rabbit.url;
-    (globalThis as Record<string, unknown>).__inventoryRabbit = rabbit;
+  const g = globalThis as Record<string, unknown>;
+  const [pg, rabbit] = await Promise.allSettled([
+    startPostgres({ log: () => undefined }),
+    startRabbitMQ({ vhosts: SUITE_VHOSTS, log: () => undefined }),
+  ]);
+  if (pg.status === 'rejected' || rabbit.status === 'rejected') {
+    // Do not leave the one that did start running.
+    if (pg.status === 'fulfilled') await pg.value.stop().catch(() => undefined);
+    if (rabbit.status === 'fulfilled') await rabbit.value.stop().catch(() => undefined);
+    throw pg.status === 'rejected' ? pg.reason : (rabbit as PromiseRejectedResult).reason;
+  }
+  process.env.TEST_DATABASE_URL = pg.value.url;
+  process.env.TEST_AMQP_URL = rabbit.value.url;
+  g.__inventoryPg = pg.value;
+  g.__inventoryRabbit = rabbit.value;
+  if (rabbit.value.vhosts?.length) {
+    const claims = fs.mkdtempSync(path.join(os.tmpdir(), 'inventory-vhost-claims-'));
+    process.env.TEST_AMQP_VHOSTS = rabbit.value.vhosts.join(',');
+    process.env.TEST_AMQP_CLAIMS = claims;
+    const stop = rabbit.value.stop.bind(rabbit.value);
+    // global teardown stops the broker: the claims go with it
+    rabbit.value.stop = async () => {
+      await stop();
+      fs.rmSync(claims, { recursive: true, force: true });
+    };
   }
 }

@@ -42,6 +42,8 @@ export async function bootStack(factories: Record<string, ServiceFactory>, env: 
       INTERNAL_TOKEN_SECRET: TEST_SECRET,
       SERVICE_URLS: serviceUrls,
       PORT: String(ports[names.indexOf(name)]),
+      // no AMQP_URL unless the suite passes one (from `startBroker()`, a virtual host of its own):
+      // stacks of different suites must not consume each other's events; without it events wait in the outbox
       ...env,
     });
   const started: Startable[] = [];
