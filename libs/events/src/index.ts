@@ -2,3 +2,5 @@ export * from './envelope';
 export * from './outbox';
 export * from './topology';
 export * from './relay';
+export * from './health';
+export * from './consumer';

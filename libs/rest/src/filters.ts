@@ -1,4 +1,5 @@
-import { type FilterDef, type Sql, sql, raw, ident, and, or } from '@inventory/filtering';
+import { type FilterDef, type Sql, sql, raw, ident, and, or, FilterValueError } from '@inventory/filtering';
+import { OUTBOX_TABLE } from '@inventory/events';
 import { ValidationError } from '@inventory/core';
 import { customFieldFilters, type CustomFieldDef } from './customfields';
 import { TEXT_TYPES } from './fields';
@@ -118,6 +119,7 @@ export function filtersFor(ctx: ServiceContext, model: ModelDef, cfDefs: CustomF
   }
   if (model.timestamps) {
     defs.push({ kind: 'datetime', name: 'created', expr: col('created') }, { kind: 'datetime', name: 'last_updated', expr: col('last_updated') });
+    defs.push(...requestFilters(ctx, model));
   }
   if (model.tags) defs.push(...tagFilters(ctx, model));
   if (model.customFields) defs.push(...customFieldFilters(cfDefs, col('custom_field_data')));
@@ -136,6 +138,43 @@ export function filtersFor(ctx: ServiceContext, model: ModelDef, cfDefs: CustomF
   const extra = model.filters?.(ctx, model) ?? [];
   const skip = new Set([...(model.skipFilters ?? []), ...extra.map((d) => d.name)]);
   return [...defs.filter((d) => !skip.has(d.name)), ...extra];
+}
+
+/** A UUID as Python's `uuid.UUID` reads it (dashes, braces, `urn:uuid:` optional), canonical lower-case dashed; else a 400 naming the parameter. */
+export function parseUuid(value: string): string {
+  const hex = value
+    .trim()
+    .toLowerCase()
+    .replace(/^urn:uuid:/, '')
+    .replace(/^\{(.*)\}$/, '$1')
+    .replace(/-/g, '');
+  if (!/^[0-9a-f]{32}$/.test(hex)) throw new FilterValueError('Enter a valid UUID.');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/**
+ * `created_by_request`, `updated_by_request`, `modified_by_request`: the
+ * objects a request created, updated, or either (NetBox reads its change
+ * log; each service reads its own outbox, which holds the same records for
+ * as long as the relay keeps sent rows). One UUID (the last given); blank
+ * filters nothing.
+ */
+function requestFilters(ctx: ServiceContext, model: ModelDef): FilterDef[] {
+  const outbox = raw(ctx.db.table(OUTBOX_TABLE));
+  const by = (name: string, events: string[]): FilterDef => ({
+    kind: 'method',
+    name,
+    valueType: 'string',
+    description: `UUID of a request (X-Request-ID): objects it ${name === 'modified_by_request' ? 'created or updated' : name.split('_')[0]}`,
+    apply: (values) => {
+      const given = values[values.length - 1] ?? '';
+      if (given.trim() === '') return undefined;
+      const id = parseUuid(given);
+      return sql`EXISTS (SELECT 1 FROM ${outbox} o WHERE o.model = ${model.label} AND o.object_id = t.id
+        AND o.request_id = ANY(${[id, given.trim()]}::text[]) AND o.event = ANY(${events}::text[]))`;
+    },
+  });
+  return [by('created_by_request', ['created']), by('updated_by_request', ['updated']), by('modified_by_request', ['created', 'updated'])];
 }
 
 /** `tag` (AND of slugs) and `tag__n` (none of them). */

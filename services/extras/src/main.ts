@@ -1,5 +1,6 @@
-import { baseConfig, readConfigOrExit, runMain, createLogger } from '@inventory/core';
+import { readConfigOrExit, runMain, createLogger } from '@inventory/core';
+import { extrasConfig } from './config';
 import { createService } from './service';
 
-const config = readConfigOrExit(baseConfig);
+const config = readConfigOrExit(extrasConfig);
 runMain('extras', createLogger('extras', config.LOG_LEVEL), createService(config));

@@ -1,6 +1,6 @@
 import { sql, raw } from '@inventory/filtering';
 import type { BaseConfig } from '@inventory/core';
-import { createRestService, TAGGED_ITEM_TABLE, type RestService, type ServiceContext } from '@inventory/rest';
+import { createRestService, TAGGED_ITEM_TABLE, type Queryable, type RestService, type ServiceContext } from '@inventory/rest';
 import { mountChoices } from './choices';
 import { applyCustomFieldChanges } from './customfield-effects';
 import { mountContentTypes } from './contenttypes';
@@ -8,11 +8,13 @@ import { LocalExtras } from './extras-local';
 import { broadcastInvalidation, mountExtrasInternal } from './internal';
 import { models, tag, customField, choiceSet } from './models';
 import { migrations } from './migrations';
+import { changelog } from './changelog';
+import { changelogRetention } from './config';
 
 /** Tags are counted where they are used: here and in every other service, one call each per page. */
-async function taggedItems(ctx: ServiceContext, ids: number[]): Promise<Map<number, number>> {
+async function taggedItems(ctx: ServiceContext, q: Queryable, ids: number[]): Promise<Map<number, number>> {
   const totals = new Map<number, number>(ids.map((id) => [id, 0]));
-  const local = await ctx.db.query(
+  const local = await q.query(
     sql`SELECT tag_id, count(*) AS n FROM ${raw(ctx.db.table(TAGGED_ITEM_TABLE))} WHERE tag_id = ANY(${ids}::bigint[]) GROUP BY 1`,
   );
   for (const r of local) totals.set(Number(r.tag_id), Number(r.n));
@@ -24,18 +26,23 @@ async function taggedItems(ctx: ServiceContext, ids: number[]): Promise<Map<numb
   return totals;
 }
 
-export function createService(config: BaseConfig): RestService {
+export interface ExtrasOptions {
+  /** The change log's queue (default `extras.changelog`; replicas of one deployment share it). */
+  changelogQueue?: string;
+}
+
+export function createService(config: BaseConfig, opts: ExtrasOptions = {}): RestService {
   for (const m of [tag, choiceSet]) m.hooks.afterCommit = (ctx) => broadcastInvalidation(ctx);
   customField.hooks.afterCommit = async (ctx, changes) => {
     await applyCustomFieldChanges(ctx, changes);
     await broadcastInvalidation(ctx);
   };
-  tag.hooks.decorate = async (rows, out, { brief, service }) => {
+  tag.hooks.decorate = async (rows, out, { brief, service, q }) => {
     if (brief || !rows.length) return;
-    const counts = await taggedItems(service, rows.map((r) => Number(r.id)));
+    const counts = await taggedItems(service, q, rows.map((r) => Number(r.id)));
     out.forEach((o) => (o.tagged_items = counts.get(Number(o.id)) ?? 0));
   };
-  return createRestService({
+  const service = createRestService({
     name: 'extras',
     area: 'extras',
     config,
@@ -49,4 +56,17 @@ export function createService(config: BaseConfig): RestService {
       mountChoices(app, ctx);
     },
   });
+  // the change log: consumed from every service's events once migrated and listening; stopped first
+  const changeLog = changelog(service.ctx, config, changelogRetention(config), opts.changelogQueue);
+  const { start, stop } = service;
+  service.start = async (port) => {
+    const server = await start(port);
+    changeLog.start();
+    return server;
+  };
+  service.stop = async () => {
+    await changeLog.stop();
+    await stop();
+  };
+  return service;
 }

@@ -1,6 +1,7 @@
 import { runSchemaHistory } from '@inventory/testkit';
 import { models } from '../src/models';
 import { migrations } from '../src/migrations';
+import { extraSchema } from '../src/migrations/extra-schema';
 
 /** The indexes of a database the previous release created (its frozen 0001_initial). */
 const releasedIndexes = [
@@ -17,4 +18,5 @@ const releasedIndexes = [
   'tagged_item_tag_id',
 ];
 
-runSchemaHistory({ schema: 'extras', models, migrations, releasedIndexes });
+// the declarations plus what they cannot say (src/migrations/extra-schema.ts)
+runSchemaHistory({ schema: 'extras', models, migrations, releasedIndexes, extra: extraSchema });

@@ -2,6 +2,8 @@ import type { Migration } from '@inventory/rest';
 import { initial } from './0001_initial';
 import { indexNames } from './0002_index_names';
 import { objectVersions } from './0003_object_versions';
+import { objectChanges } from './0004_object_changes';
+import { outbox } from './0005_outbox';
 
 /** In order; each entry is frozen once released (docs/decisions/005-frozen-migrations.md). */
-export const migrations: Migration[] = [initial, indexNames, objectVersions];
+export const migrations: Migration[] = [initial, indexNames, objectVersions, objectChanges, outbox];

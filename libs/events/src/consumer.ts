@@ -1,0 +1,245 @@
+import amqp, { type Channel, type ChannelModel, type ConsumeMessage } from 'amqplib';
+import pg from 'pg';
+import { type Sql, render, quoteIdent } from '@inventory/filtering';
+import type { ChangeEvent } from './envelope';
+import { declareConsumerQueue } from './topology';
+
+type Log = { info(o: object, m?: string): void; warn(o: object, m?: string): void };
+
+/** The consumer's transaction, as the handler sees it (the outbox's Queryable shape). */
+export interface ConsumerTx {
+  query(statement: Sql): Promise<Record<string, unknown>[]>;
+}
+
+export type EventHandler = (event: ChangeEvent, tx: ConsumerTx) => Promise<void>;
+
+/** Events a consumer applied, by queue and event id: a redelivered event finds its record and is skipped. */
+export const PROCESSED_EVENT_TABLE = '_processed_event';
+
+/** The DDL of the processed-events record, as of its first migration (frozen there; the schema test compares with this). */
+export function processedEventStatements(schema: string): string[] {
+  const t = `${quoteIdent(schema)}.${quoteIdent(PROCESSED_EVENT_TABLE)}`;
+  return [
+    `CREATE TABLE ${t} (
+      "queue" VARCHAR(100) NOT NULL,
+      "event_id" UUID NOT NULL,
+      "processed_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(),
+      CONSTRAINT "${PROCESSED_EVENT_TABLE}_pkey" PRIMARY KEY ("queue", "event_id")
+    )`,
+    `CREATE INDEX "${PROCESSED_EVENT_TABLE}_processed_at_idx" ON ${t} ("processed_at")`,
+  ];
+}
+
+export interface ConsumerOptions {
+  amqpUrl: string;
+  databaseUrl: string;
+  /** The consumer's schema (its `_processed_event` table, and the search path of the handler's transaction). */
+  schema: string;
+  /** Queue name, e.g. `extras.changelog`. */
+  queue: string;
+  /** Routing-key patterns on `inventory.events` (`#` for everything). */
+  bindings: string[];
+  handler: EventHandler;
+  log: Log;
+  /** Unacknowledged messages the broker sends ahead (default 20). Messages are applied one at a time, in order. */
+  prefetch?: number;
+  /** Deliveries before the queue dead-letters a message (default 10). */
+  deliveryLimit?: number;
+  /** Processed-event records are deleted after this long (hours, default 168). */
+  retentionHours?: number;
+}
+
+const MAX_BACKOFF_MS = 10_000;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The event of a message, or null when it is not one (it can never be applied). */
+function parse(msg: ConsumeMessage): ChangeEvent | null {
+  try {
+    const event = JSON.parse(msg.content.toString('utf8')) as ChangeEvent;
+    if (!event || typeof event !== 'object' || typeof event.model !== 'string' || typeof event.event !== 'string') return null;
+    const id = msg.properties.messageId ? String(msg.properties.messageId) : event.id;
+    if (typeof id !== 'string' || !UUID.test(id)) return null;
+    return { ...event, id };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Applies events from a durable quorum queue bound to `inventory.events`,
+ * exactly once in effect: each message runs in one PostgreSQL transaction
+ * that first records (queue, event id) in `_processed_event` (a duplicate
+ * finds the record: acked, skipped), then runs the handler; the message is
+ * acked only after the commit. A handler error rolls back and the message
+ * is requeued (the queue's delivery limit dead-letters a poison message to
+ * `<queue>.dead`); a message that is no event at all is dead-lettered at
+ * once. Messages are applied one at a time, in delivery order, with
+ * `prefetch` of them in flight. A broker or database failure reconnects with
+ * backoff; what was not acked is delivered again.
+ */
+export class EventConsumer {
+  private stopping = false;
+  private loop: Promise<void> | null = null;
+  private broken: ((err: Error) => void) | null = null;
+  private wakeSleep: (() => void) | null = null;
+  private lastPrune = 0;
+  /** Events applied, and duplicates skipped, since start (for tests and metrics). */
+  applied = 0;
+  skipped = 0;
+  failed = 0;
+
+  constructor(private readonly o: ConsumerOptions) {}
+
+  start(): void {
+    this.stopping = false;
+    this.loop ??= this.run();
+  }
+
+  /** Stops taking messages, finishes the one being applied, closes the connections (unacked ones go back to the queue). */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.broken?.(new Error('stopping'));
+    this.wakeSleep?.();
+    await this.loop;
+    this.loop = null;
+  }
+
+  private async run(): Promise<void> {
+    let backoff = 200;
+    while (!this.stopping) {
+      const started = Date.now();
+      try {
+        await this.serve();
+      } catch (err) {
+        if (this.stopping) break;
+        if (Date.now() - started > 30_000) backoff = 200; // it ran for a while: a fresh failure
+        this.o.log.warn({ err: (err as Error).message, queue: this.o.queue }, 'event consumer: retrying after an error');
+        await this.sleep(backoff);
+        backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
+      }
+    }
+  }
+
+  /** Connects, consumes until a connection fails (throws) or the consumer stops (returns). */
+  private async serve(): Promise<void> {
+    let db: pg.Client | null = null;
+    let conn: ChannelModel | null = null;
+    let chain: Promise<void> = Promise.resolve();
+    const failure = new Promise<Error>((resolve) => (this.broken = resolve));
+    try {
+      db = new pg.Client({
+        connectionString: this.o.databaseUrl,
+        options: `-c search_path=${quoteIdent(this.o.schema)},public -c timezone=UTC`,
+      });
+      db.on('error', (err) => this.broken?.(err));
+      db.on('end', () => this.broken?.(new Error('database connection closed')));
+      await db.connect();
+      conn = await amqp.connect(this.o.amqpUrl);
+      conn.on('error', (err: Error) => this.broken?.(err));
+      conn.on('close', () => this.broken?.(new Error('broker connection closed')));
+      const ch = await conn.createChannel();
+      ch.on('error', (err: Error) => this.broken?.(err));
+      ch.on('close', () => this.broken?.(new Error('broker channel closed')));
+      await declareConsumerQueue(ch, { name: this.o.queue, bindings: this.o.bindings, deliveryLimit: this.o.deliveryLimit });
+      await ch.prefetch(this.o.prefetch ?? 20);
+      const client = db;
+      const { consumerTag } = await ch.consume(
+        this.o.queue,
+        (msg) => {
+          if (!msg) return this.broken?.(new Error('consumer cancelled by the broker'));
+          chain = chain.then(() => this.handle(client, ch, msg));
+        },
+        { noAck: false },
+      );
+      if (this.stopping) this.broken?.(new Error('stopping'));
+      this.o.log.info({ queue: this.o.queue }, 'event consumer started');
+      const err = await failure;
+      if (!this.stopping) throw err;
+      await ch.cancel(consumerTag).catch(() => undefined);
+    } finally {
+      this.broken = null;
+      await chain; // the message being applied finishes (or fails) before the connections go
+      await conn?.close().catch(() => undefined);
+      await db?.end().catch(() => undefined);
+    }
+  }
+
+  private async handle(db: pg.Client, ch: Channel, msg: ConsumeMessage): Promise<void> {
+    if (this.stopping || !this.broken) return; // left unacked: the broker delivers it again
+    const event = parse(msg);
+    if (!event) {
+      this.o.log.warn({ queue: this.o.queue, messageId: msg.properties.messageId }, 'event consumer: not an event, dead-lettered');
+      this.settle(() => ch.nack(msg, false, false));
+      return;
+    }
+    const tx: ConsumerTx = {
+      query: async (statement) => {
+        const { text, values } = render(statement);
+        return (await db.query(text, values)).rows;
+      },
+    };
+    try {
+      await db.query('BEGIN');
+      const claimed = await db.query(
+        `INSERT INTO ${quoteIdent(this.o.schema)}.${quoteIdent(PROCESSED_EVENT_TABLE)} (queue, event_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`,
+        [this.o.queue, event.id],
+      );
+      if (claimed.rowCount === 1) await this.o.handler(event, tx);
+      await db.query('COMMIT');
+      if (claimed.rowCount === 1) this.applied++;
+      else this.skipped++;
+      this.settle(() => ch.ack(msg));
+    } catch (err) {
+      this.failed++;
+      const rolledBack = await db.query('ROLLBACK').then(
+        () => true,
+        () => false,
+      );
+      this.o.log.warn({ err: (err as Error).message, queue: this.o.queue, event: event.id, model: event.model }, 'event consumer: handler failed, requeued');
+      if (!rolledBack) {
+        // the database connection is gone: reconnect (the unacked message comes again)
+        this.broken?.(err as Error);
+        return;
+      }
+      // a short pause, growing with the deliveries, so a failing message does not spin
+      const deliveries = Number(msg.properties.headers?.['x-delivery-count'] ?? 0);
+      await new Promise((r) => setTimeout(r, Math.min(50 * 2 ** deliveries, 2000)));
+      this.settle(() => ch.nack(msg, false, true));
+      return;
+    }
+    await this.prune(db);
+  }
+
+  /** Acks or nacks; a closed channel throws, and the broker then redelivers anyway. */
+  private settle(fn: () => void): void {
+    try {
+      fn();
+    } catch (err) {
+      this.broken?.(err as Error);
+    }
+  }
+
+  private async prune(db: pg.Client): Promise<void> {
+    if (Date.now() - this.lastPrune < 600_000) return;
+    this.lastPrune = Date.now();
+    await db
+      .query(
+        `DELETE FROM ${quoteIdent(this.o.schema)}.${quoteIdent(PROCESSED_EVENT_TABLE)} WHERE processed_at < now() - make_interval(hours => $1)`,
+        [this.o.retentionHours ?? 168],
+      )
+      .catch((err: Error) => this.o.log.warn({ err: err.message, queue: this.o.queue }, 'event consumer: pruning failed'));
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.wakeSleep = null;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.wakeSleep = done;
+      if (this.stopping) done();
+    });
+  }
+}

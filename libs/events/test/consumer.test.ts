@@ -1,0 +1,191 @@
+import amqp, { type ChannelModel } from 'amqplib';
+import pg from 'pg';
+import { createTestDatabase, startBroker } from '@inventory/testkit';
+import { sql } from '@inventory/filtering';
+import {
+  EVENTS_EXCHANGE,
+  EventConsumer,
+  declareEventsExchange,
+  newEventId,
+  processedEventStatements,
+  routingKey,
+  type ChangeEvent,
+  type ConsumerTx,
+} from '@inventory/events';
+
+/** The consumer helper against a real PostgreSQL and a real RabbitMQ. */
+const SCHEMA = 'cons';
+const silent = { info: () => undefined, warn: () => undefined };
+let db: { url: string; drop(): Promise<void> };
+let broker: { url: string; stop(): Promise<void> };
+let pool: pg.Pool;
+let conn: ChannelModel;
+const running: EventConsumer[] = [];
+
+beforeAll(async () => {
+  [db, broker] = await Promise.all([createTestDatabase(), startBroker()]);
+  pool = new pg.Pool({ connectionString: db.url, max: 4 });
+  await pool.query(`CREATE SCHEMA ${SCHEMA}`);
+  for (const s of processedEventStatements(SCHEMA)) await pool.query(s);
+  await pool.query(`CREATE TABLE ${SCHEMA}.applied (seq BIGSERIAL PRIMARY KEY, queue TEXT NOT NULL, event_id UUID NOT NULL, object_id BIGINT NOT NULL)`);
+  conn = await amqp.connect(broker.url);
+}, 120_000);
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((c) => c.stop()));
+});
+afterAll(async () => {
+  await conn?.close();
+  await pool?.end();
+  await db?.drop();
+  await broker?.stop();
+});
+
+function event(model: string, objectId: number, kind: ChangeEvent['event'] = 'created'): ChangeEvent {
+  return {
+    id: newEventId(),
+    event: kind,
+    model,
+    object_id: objectId,
+    version: 1,
+    timestamp: new Date().toISOString(),
+    username: 'admin',
+    request_id: 'req-1',
+    data: { id: objectId },
+    snapshots: { prechange: null, postchange: { id: objectId } },
+  };
+}
+
+/** Publishes as the relay does (message id = event id); `messageId` overrides it. */
+async function publish(events: ChangeEvent[], messageId?: string): Promise<void> {
+  const ch = await conn.createConfirmChannel();
+  await declareEventsExchange(ch);
+  for (const e of events) {
+    ch.publish(EVENTS_EXCHANGE, routingKey(e), Buffer.from(JSON.stringify(e)), { persistent: true, messageId: messageId ?? e.id, contentType: 'application/json' });
+  }
+  await ch.waitForConfirms();
+  await ch.close();
+}
+
+/** Records what it applies in the handler's transaction. */
+const record = (queue: string) => async (e: ChangeEvent, tx: ConsumerTx) => {
+  await tx.query(sql`INSERT INTO cons.applied (queue, event_id, object_id) VALUES (${queue}, ${e.id}, ${e.object_id})`);
+};
+
+function consumer(queue: string, pattern: string, handler: (e: ChangeEvent, tx: ConsumerTx) => Promise<void>, extra: { deliveryLimit?: number } = {}) {
+  const c = new EventConsumer({ amqpUrl: broker.url, databaseUrl: db.url, schema: SCHEMA, queue, bindings: [pattern], handler, log: silent, prefetch: 5, ...extra });
+  running.push(c);
+  c.start();
+  return c;
+}
+
+async function applied(queue: string): Promise<{ event_id: string; object_id: number }[]> {
+  const { rows } = await pool.query(`SELECT event_id, object_id::int AS object_id FROM ${SCHEMA}.applied WHERE queue = $1 ORDER BY seq`, [queue]);
+  return rows;
+}
+
+/** Waits until the consumer consumes (so its queue is declared and bound): events published before would be unroutable. */
+async function declared(queue: string): Promise<void> {
+  await until(async () => {
+    const ch = await conn.createChannel();
+    ch.on('error', () => undefined);
+    try {
+      const { consumerCount } = await ch.checkQueue(queue);
+      await ch.close();
+      return consumerCount > 0;
+    } catch {
+      return false;
+    }
+  });
+}
+
+async function until(check: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+test('when events are published, then each is applied once, in order, and recorded as processed', async () => {
+  const c = consumer('test.arrive', 'tenancy.tenant.*', record('test.arrive'));
+  await declared('test.arrive');
+  const events = [event('tenancy.tenant', 1), event('tenancy.tenant', 1, 'updated'), event('dcim.site', 5), event('tenancy.tenant', 2, 'deleted')];
+  await publish(events);
+  await until(async () => (await applied('test.arrive')).length >= 3);
+  await new Promise((r) => setTimeout(r, 200));
+  expect((await applied('test.arrive')).map((r) => r.event_id)).toEqual([events[0].id, events[1].id, events[3].id]);
+  expect(c.applied).toBe(3);
+  const { rows } = await pool.query(`SELECT count(*)::int AS n FROM ${SCHEMA}._processed_event WHERE queue = 'test.arrive'`);
+  expect(rows[0].n).toBe(3);
+});
+
+test('when one event is delivered twice (same message id), then it is applied once and the duplicate is acked', async () => {
+  const c = consumer('test.dup', 'extras.tag.*', record('test.dup'));
+  await declared('test.dup');
+  const e = event('extras.tag', 7);
+  const other = event('extras.tag', 8);
+  await publish([e, e]);
+  await publish([other]);
+  await publish([e]);
+  await until(() => c.applied + c.skipped >= 4);
+  expect((await applied('test.dup')).map((r) => r.event_id)).toEqual([e.id, other.id]);
+  expect(c.skipped).toBe(2);
+  // nothing left unacked: the queue is empty
+  const ch = await conn.createChannel();
+  expect((await ch.checkQueue('test.dup')).messageCount).toBe(0);
+  await ch.close();
+});
+
+test('when the handler fails, then nothing it wrote stays, the event comes again and is applied once', async () => {
+  let attempts = 0;
+  const c = consumer('test.fail', 'ipam.prefix.*', async (e, tx) => {
+    await record('test.fail')(e, tx);
+    attempts++;
+    if (attempts === 1) throw new Error('boom');
+  });
+  await declared('test.fail');
+  const e = event('ipam.prefix', 3);
+  await publish([e]);
+  await until(() => c.applied >= 1);
+  expect(attempts).toBe(2);
+  expect(c.failed).toBe(1);
+  expect((await applied('test.fail')).map((r) => r.event_id)).toEqual([e.id]);
+});
+
+test('when a message always fails, then after the delivery limit it is dead-lettered and later events still arrive', async () => {
+  const poison = event('ipam.vlan', 13);
+  const c = consumer(
+    'test.poison',
+    'ipam.vlan.*',
+    async (e, tx) => {
+      if (e.id === poison.id) throw new Error('poison');
+      await record('test.poison')(e, tx);
+    },
+    { deliveryLimit: 2 },
+  );
+  await declared('test.poison');
+  const good = event('ipam.vlan', 14);
+  await publish([poison, good]);
+  // a body that is no event goes to the dead letters at once
+  const ch = await conn.createChannel();
+  ch.publish(EVENTS_EXCHANGE, 'ipam.vlan.created', Buffer.from('not json'), { messageId: newEventId() });
+  await until(async () => (await ch.checkQueue('test.poison.dead')).messageCount >= 2, 30_000);
+  await until(async () => (await applied('test.poison')).length >= 1);
+  expect((await applied('test.poison')).map((r) => r.event_id)).toEqual([good.id]);
+  expect(c.failed).toBeGreaterThanOrEqual(2);
+  await ch.close();
+});
+
+test('when the consumer restarts, then it carries on with what was published while it was away', async () => {
+  const first = consumer('test.restart', 'circuits.#', record('test.restart'));
+  await declared('test.restart');
+  const before = event('circuits.circuit', 1);
+  await publish([before]);
+  await until(() => first.applied >= 1);
+  await first.stop();
+  const later = [event('circuits.circuit', 2), event('circuits.provider', 3)];
+  await publish(later);
+  consumer('test.restart', 'circuits.#', record('test.restart'));
+  await until(async () => (await applied('test.restart')).length >= 3);
+  expect((await applied('test.restart')).map((r) => r.event_id)).toEqual([before.id, ...later.map((e) => e.id)]);
+});

@@ -1,0 +1,150 @@
+import { EventConsumer, type ChangeEvent, type ConsumerTx } from '@inventory/events';
+import { sql, raw } from '@inventory/filtering';
+import type { BaseConfig } from '@inventory/core';
+import type { ServiceContext } from '@inventory/rest';
+import { objectChange } from './models';
+
+/** The change log's queue: every event of every service. */
+export const CHANGELOG_QUEUE = 'extras.changelog';
+
+const ACTION = { created: 'create', updated: 'update', deleted: 'delete' } as const;
+
+/**
+ * Keys of NetBox's nested (minimal) representations, kept from the event's
+ * data for `changed_object` besides id, url and display. The event carries
+ * the full representation only; extras does not know each model's brief
+ * fields, so these are the ones NetBox's nested serializers use.
+ */
+const NESTED_KEYS = [
+  'name', 'slug', 'username', 'label', 'model', 'manufacturer', 'family', 'address', 'prefix', 'start_address', 'end_address',
+  'vid', 'cid', 'asn', 'rd', 'ssid', 'identifier', 'device', 'device_type', 'module_type', 'virtual_machine', 'circuit',
+  'term_side', 'cable', '_occupied', '_depth', 'color',
+];
+
+type Row = Record<string, unknown>;
+
+/** `changed_object` from the event's data: its nested form, or its display string when it has no URL of its own. */
+export function nestedOf(data: unknown): unknown {
+  if (!data || typeof data !== 'object' || Array.isArray(data)) return null;
+  const d = data as Row;
+  if (d.id === undefined || typeof d.url !== 'string') return typeof d.display === 'string' ? d.display : null;
+  const out: Row = { id: d.id, url: d.url, display: d.display ?? '' };
+  for (const k of NESTED_KEYS) if (k in d) out[k] = d[k];
+  return out;
+}
+
+/** Usernames resolved to user ids (users live in the users service), for a few minutes. */
+class UserIds {
+  private cache = new Map<string, { id: number | null; at: number }>();
+  constructor(private readonly ctx: ServiceContext) {}
+
+  async of(username: string): Promise<number | null> {
+    if (!username || !this.ctx.refs.has('users')) return null;
+    const hit = this.cache.get(username);
+    if (hit && Date.now() - hit.at < 300_000) return hit.id;
+    try {
+      const res = await this.ctx.refs.call<{ ids: Record<string, number[]> }>('users', 'POST', '/internal/keys', {
+        model: 'auth.user',
+        key: 'username',
+        values: [username],
+      });
+      const id = res.ids[username]?.[0] ?? null;
+      if (this.cache.size > 10_000) this.cache.clear();
+      this.cache.set(username, { id, at: Date.now() });
+      return id;
+    } catch (err) {
+      // the change is recorded all the same: user_name always, the user id when it can be had
+      this.ctx.log.warn({ err: (err as Error).message, username }, 'change log: user not resolved');
+      return null;
+    }
+  }
+}
+
+/**
+ * Records one change event as an object change, in the consumer's
+ * transaction: the row itself, then the object's earlier rows follow its
+ * current state (`changed_object` refreshed by a create or update that is
+ * the newest seen, cleared by its deletion).
+ */
+export function changelogHandler(ctx: ServiceContext): (event: ChangeEvent, tx: ConsumerTx) => Promise<void> {
+  const table = raw(ctx.db.table(objectChange.table));
+  const users = new UserIds(ctx);
+  return async (event, tx) => {
+    const action = ACTION[event.event];
+    if (!action) return; // not an object change (job events and the like)
+    const data = (event.data ?? null) as Row | null;
+    const nested = action === 'delete' ? null : nestedOf(data);
+    const json = (v: unknown) => (v === null || v === undefined ? null : JSON.stringify(v));
+    const userId = await users.of(event.username);
+    const type = event.model.toLowerCase();
+    const sameObject = sql`changed_object_type = ${type} AND changed_object_id = ${event.object_id}`;
+    await tx.query(sql`
+      INSERT INTO ${table} (time, user_id, user_name, request_id, action, changed_object_type, changed_object_id,
+                            changed_object, prechange_data, postchange_data, object_repr)
+      VALUES (${event.timestamp}::timestamptz, ${userId}, ${event.username ?? ''}, ${(event.request_id ?? '').toLowerCase()}, ${action},
+              ${type}, ${event.object_id},
+              CASE WHEN EXISTS (SELECT 1 FROM ${table} WHERE ${sameObject} AND action = 'delete') THEN NULL ELSE ${json(nested)}::jsonb END,
+              ${json(event.snapshots?.prechange)}::jsonb, ${json(event.snapshots?.postchange)}::jsonb,
+              ${String(data?.display ?? '').slice(0, 200)})`);
+    if (action === 'delete') {
+      await tx.query(sql`UPDATE ${table} SET changed_object = NULL WHERE ${sameObject} AND changed_object IS NOT NULL`);
+    } else {
+      await tx.query(sql`
+        UPDATE ${table} SET changed_object = ${json(nested)}::jsonb
+         WHERE ${sameObject} AND changed_object IS NOT NULL AND time < ${event.timestamp}::timestamptz
+           AND NOT EXISTS (SELECT 1 FROM ${table} n WHERE n.changed_object_type = ${type} AND n.changed_object_id = ${event.object_id}
+                                                     AND n.time > ${event.timestamp}::timestamptz)`);
+    }
+  };
+}
+
+export interface Changelog {
+  start(): void;
+  stop(): Promise<void>;
+  /** The consumer, when a broker is configured. */
+  consumer: EventConsumer | null;
+}
+
+/**
+ * The change log's background work: the consumer (when `AMQP_URL` is set)
+ * and the retention (`CHANGELOG_RETENTION` days; 0 keeps everything), pruned
+ * at start and hourly.
+ */
+export function changelog(ctx: ServiceContext, config: BaseConfig, retentionDays: number, queue = CHANGELOG_QUEUE): Changelog {
+  const consumer = config.AMQP_URL
+    ? new EventConsumer({
+        amqpUrl: config.AMQP_URL,
+        databaseUrl: config.DATABASE_URL,
+        schema: ctx.name,
+        queue,
+        bindings: ['#'],
+        handler: changelogHandler(ctx),
+        log: ctx.log,
+      })
+    : null;
+  let timer: NodeJS.Timeout | null = null;
+  const prune = async () => {
+    if (retentionDays <= 0) return;
+    try {
+      await ctx.db.query(sql`DELETE FROM ${raw(ctx.db.table(objectChange.table))} WHERE time < now() - make_interval(days => ${retentionDays})`);
+    } catch (err) {
+      ctx.log.warn({ err: (err as Error).message }, 'change log: pruning failed');
+    }
+  };
+  return {
+    consumer,
+    start() {
+      consumer?.start();
+      if (retentionDays > 0 && !timer) {
+        void prune();
+        timer = setInterval(() => void prune(), 3_600_000);
+        timer.unref();
+      }
+    },
+    async stop() {
+      if (timer) clearInterval(timer);
+      timer = null;
+      await consumer?.stop();
+    },
+  };
+}

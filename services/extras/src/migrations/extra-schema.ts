@@ -1,0 +1,21 @@
+import { processedEventStatements } from '@inventory/events';
+
+/**
+ * What the declarations cannot say: the extras schema beyond the tables
+ * `createModelTables` derives from the models. The schema test
+ * (test/schema.test.ts) adds these statements to the declared side before it
+ * compares it with what the migrations built, so a change here without a
+ * migration (or a migration without a change here) fails that test.
+ * Migrations never import this file: they are frozen SQL.
+ */
+export function extraSchema(schema: string): string[] {
+  const t = `"${schema}"."object_change"`;
+  return [
+    // the change log's filters: newest first, one request's changes, one object's history
+    `CREATE INDEX "object_change_time_idx" ON ${t} ("time")`,
+    `CREATE INDEX "object_change_request_id_idx" ON ${t} ("request_id")`,
+    `CREATE INDEX "object_change_changed_object_type_changed_object_id_idx" ON ${t} ("changed_object_type", "changed_object_id")`,
+    // events the extras consumers applied (libs/events consumer.ts)
+    ...processedEventStatements(schema),
+  ];
+}
