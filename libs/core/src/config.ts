@@ -51,6 +51,7 @@ export const baseConfigSchema = {
   SERVICE_URLS: Joi.string().allow('').default(''),
   QUERY_COUNT_HEADER: bool.default(false),
   MAX_BODY_SIZE: Joi.number().integer().min(1024).default(10 * 1024 * 1024),
+  AMQP_URL: Joi.string().uri({ scheme: ['amqp', 'amqps'] }).optional(),
 };
 
 export interface BaseConfig {
@@ -73,6 +74,8 @@ export interface BaseConfig {
   QUERY_COUNT_HEADER: boolean;
   /** Largest request body accepted, in bytes (413 above). */
   MAX_BODY_SIZE: number;
+  /** RabbitMQ: change events are relayed there (unset: they wait in the outbox). */
+  AMQP_URL?: string;
 }
 
 export const baseConfig = Joi.object<BaseConfig>(baseConfigSchema);

@@ -13,7 +13,8 @@ import type { ServiceContext } from './registry';
 import { authorize } from '@inventory/auth';
 import { identityOf, ignoredHeader, parseId, requestUrl, requirePermission, wantsBrief } from './request';
 import { represent } from './serialize';
-import type { Change, Row, WriteContext } from './types';
+import { capture } from './changes';
+import type { Row, WriteContext } from './types';
 import { runWrite, type Respond } from './unit-of-work';
 import { baseUrl } from './urls';
 import { notADict, prepare, insert, update, remove } from './write';
@@ -34,16 +35,12 @@ export function modelHandlers(ctx: ServiceContext, model: ModelDef): ModelHandle
   const table = raw(ctx.db.table(model.table));
   const base = (req: Request) => baseUrl(req, ctx.settings.publicUrl);
 
-  /** Rows as they are now, in the write's transaction (the "after" of a change), read only when a hook wants them. */
-  const current = (tx: Tx, ids: number[]) =>
-    ids.length && model.hooks.afterCommit ? tx.query(sql`SELECT * FROM ${table} WHERE id = ANY(${ids}::bigint[]) ORDER BY id`) : Promise.resolve([]);
-
   /** The answer to a write: the written objects as they are after the commit (a delete has none). */
   function respond(req: Request): Respond {
-    return async ({ status, ids, bulk }) => {
+    return async ({ status, ids, bulk }, written) => {
       if (status === 204) return { headers: {}, body: '' };
-      const rows = await fetchByIds(ctx, model, ids);
-      const reps = await represent(ctx, model, rows, 'full', base(req));
+      const rows = written ? ids.map((id) => written.rows.get(id)!) : await fetchByIds(ctx, model, ids);
+      const reps = written ? ids.map((id) => written.reps.get(id)!) : await represent(ctx, model, rows, 'full', base(req));
       if (bulk) return { headers: {}, body: JSON.stringify(reps) };
       if (!rows.length) throw new NotFound(); // deleted since, by somebody else
       const headers: Record<string, string> = { ETag: etagOf(rows[0]) };
@@ -128,8 +125,7 @@ export function modelHandlers(ctx: ServiceContext, model: ModelDef): ModelHandle
           }
         }
         await checkScope(ctx, model, created, scope, wctx.tx);
-        const changes = (await current(wctx.tx, created)).map((after): Change => ({ before: null, after }));
-        return { status: 201, ids: created, bulk, changes };
+        return { status: 201, ids: created, bulk, touched: { created } };
       }, respond(req));
     },
 
@@ -141,11 +137,11 @@ export function modelHandlers(ctx: ServiceContext, model: ModelDef): ModelHandle
       await runWrite(ctx, model, req, res, identity, async (wctx) => {
         const existing = await lockOne(req, wctx, scope);
         const id = Number(existing.id);
+        await capture(ctx, model, wctx, [existing]);
         const p = await prepare(ctx, model, req.body ?? {}, partial ? 'patch' : 'put', existing, wctx);
-        await update(ctx, model, id, p, existing, wctx.tx);
+        await update(ctx, model, id, p, existing, wctx);
         await checkScope(ctx, model, [id], scope, wctx.tx);
-        const changes = (await current(wctx.tx, [id])).map((after): Change => ({ before: existing, after }));
-        return { status: 200, ids: [id], bulk: false, changes };
+        return { status: 200, ids: [id], bulk: false, touched: { updated: [existing] } };
       }, respond(req));
     },
 
@@ -158,17 +154,16 @@ export function modelHandlers(ctx: ServiceContext, model: ModelDef): ModelHandle
         // locked in one order (the model's), so two bulk updates cannot deadlock each other
         const rows = await wctx.tx.query(sql`SELECT * FROM ${table} t WHERE t.id = ANY(${wanted}::bigint[]) AND ${scope} ORDER BY ${orderBy(ctx, model, null)} FOR UPDATE`);
         const byId = new Map(items.map((i) => [Number(i.id), i]));
+        await capture(ctx, model, wctx, rows);
         for (const existing of rows) {
           const item = { ...byId.get(Number(existing.id))! };
           delete item.id;
           const p = await prepare(ctx, model, item, partial ? 'patch' : 'put', existing, wctx);
-          await update(ctx, model, Number(existing.id), p, existing, wctx.tx);
+          await update(ctx, model, Number(existing.id), p, existing, wctx);
         }
         const done = rows.map((r) => Number(r.id));
         await checkScope(ctx, model, done, scope, wctx.tx);
-        const before = new Map(rows.map((r) => [Number(r.id), r]));
-        const changes = (await current(wctx.tx, done)).map((after): Change => ({ before: before.get(Number(after.id)) ?? null, after }));
-        return { status: 200, ids: done, bulk: true, changes };
+        return { status: 200, ids: done, bulk: true, touched: { updated: rows } };
       }, respond(req));
     },
 
@@ -179,8 +174,9 @@ export function modelHandlers(ctx: ServiceContext, model: ModelDef): ModelHandle
       if (req.body !== undefined) throw new ValidationError({ non_field_errors: ['A DELETE of one object takes no body.'] });
       await runWrite(ctx, model, req, res, identity, async (wctx) => {
         const existing = await lockOne(req, wctx, scope);
+        await capture(ctx, model, wctx, [existing]);
         await remove(ctx, model, [Number(existing.id)], wctx);
-        return { status: 204, ids: [], bulk: false, changes: [{ before: existing, after: null }] };
+        return { status: 204, ids: [], bulk: false, touched: { deleted: [existing] } };
       }, respond(req));
     },
 
@@ -190,8 +186,9 @@ export function modelHandlers(ctx: ServiceContext, model: ModelDef): ModelHandle
       const items = bulkItems(req.body);
       await runWrite(ctx, model, req, res, identity, async (wctx) => {
         const rows = await wctx.tx.query(sql`SELECT * FROM ${table} t WHERE t.id = ANY(${items.map((i) => Number(i.id))}::bigint[]) AND ${scope} ORDER BY t.id FOR UPDATE`);
+        await capture(ctx, model, wctx, rows);
         await remove(ctx, model, rows.map((r) => Number(r.id)), wctx);
-        return { status: 204, ids: [], bulk: true, changes: rows.map((before): Change => ({ before, after: null })) };
+        return { status: 204, ids: [], bulk: true, touched: { deleted: rows } };
       }, respond(req));
     },
 

@@ -27,3 +27,4 @@ export * from './internal';
 export * from './urls';
 export * from './format';
 export * from './introspect';
+export * from './changes';

@@ -2,6 +2,7 @@ import type { FilterDef } from '@inventory/filtering';
 import type { FieldDef } from './fields';
 import type { Change, Row, WriteContext } from './types';
 import type { ServiceContext } from './registry';
+import type { Queryable } from './db';
 
 /**
  * A count shown on each object (`tenant_count`): objects of `model` whose
@@ -69,8 +70,11 @@ export interface ModelHooks {
   validate?: (data: Row, existing: Row | null, ctx: WriteContext) => Promise<void> | void;
   /** Adjust stored values before insert/update (e.g. hash a password, generate a key). */
   beforeSave?: (data: Row, existing: Row | null, ctx: WriteContext) => Promise<void> | void;
-  /** Extra keys for the full representation (computed per page, batched). */
-  decorate?: (rows: Row[], out: Record<string, unknown>[], ctx: { brief: boolean; service: ServiceContext }) => Promise<void> | void;
+  /**
+   * Extra keys for the full representation (computed per page, batched). Local
+   * queries go through `q`: inside a write it is the write's transaction.
+   */
+  decorate?: (rows: Row[], out: Record<string, unknown>[], ctx: { brief: boolean; service: ServiceContext; q: Queryable }) => Promise<void> | void;
   /** Runs inside the delete transaction before rows go (e.g. remove dependants). */
   beforeDelete?: (ids: number[], ctx: WriteContext) => Promise<void>;
   /** After a write committed (e.g. tell other services to drop caches). */

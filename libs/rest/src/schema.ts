@@ -4,6 +4,7 @@ import { Umzug, SequelizeStorage } from 'umzug';
 import type { FieldDef } from './fields';
 import type { ModelDef, UniqueDef } from './model';
 import { IDEMPOTENCY_TABLE } from './idempotency';
+import { outboxStatements } from '@inventory/events';
 
 /** Tags live beside the objects of each service; tag definitions live in extras. */
 export const TAGGED_ITEM_TABLE = '_tagged_item';
@@ -164,6 +165,8 @@ export async function createModelTables(qi: QueryInterface, schema: string, mode
     "status" INTEGER, "object_ids" BIGINT[], "bulk" BOOLEAN, "headers" JSONB, "body" TEXT, "created" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(),
     CONSTRAINT "${IDEMPOTENCY_TABLE}_pkey" PRIMARY KEY ("user_id", "key"))`);
   await index(IDEMPOTENCY_TABLE, objectName(IDEMPOTENCY_TABLE, ['created'], 'idx'), '("created")');
+  // change events waiting for the relay (libs/events)
+  for (const statement of outboxStatements(schema)) await q(statement);
 }
 
 /** Runs a frozen migration's SQL statements in one transaction. */

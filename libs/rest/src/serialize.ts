@@ -192,7 +192,7 @@ export async function represent(ctx: ServiceContext, model: ModelDef, rows: Row[
     rep.display = model.display(row, rep);
     return rep;
   });
-  if (model.hooks.decorate) await model.hooks.decorate(rows, out, { brief: mode !== 'full', service: ctx });
+  if (model.hooks.decorate) await model.hooks.decorate(rows, out, { brief: mode !== 'full', service: ctx, q: db });
   return out;
 }
 

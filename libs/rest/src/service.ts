@@ -2,6 +2,7 @@ import type { Express, Request, Response, NextFunction } from 'express';
 import { createApp, createLogger, listen, type BaseConfig, type Logger, type RunningServer, NotFound, PermissionDenied } from '@inventory/core';
 import { IDENTITY_HEADER, verifyIdentity, parseExemptList } from '@inventory/auth';
 import { ServiceClient } from '@inventory/refs';
+import { OutboxRelay, brokerReachable } from '@inventory/events';
 import { Db } from './db';
 import { RemoteExtras } from './extras-client';
 import type { ExtrasApi } from './features';
@@ -32,7 +33,9 @@ export interface RestServiceOptions {
 export interface RestService {
   ctx: ServiceContext;
   app: Express;
-  /** Runs migrations and listens. */
+  /** Publishes the service's outbox (null without AMQP_URL). */
+  relay: OutboxRelay | null;
+  /** Runs migrations, listens, starts the relay. */
   start(port?: number): Promise<RunningServer>;
   stop(): Promise<void>;
 }
@@ -75,7 +78,12 @@ export function createRestService(opts: RestServiceOptions): RestService {
     log,
     queryCountHeader: config.QUERY_COUNT_HEADER,
     maxBodySize: config.MAX_BODY_SIZE,
-    readiness: [() => db.ping()],
+    readiness: [
+      () => db.ping(),
+      async () => {
+        if (config.AMQP_URL && !(await brokerReachable(config.AMQP_URL))) throw new Error('RabbitMQ is unreachable');
+      },
+    ],
     routes: (app) => {
       app.use((req: Request, res: Response, next: NextFunction) => {
         if (OPEN_PATHS.has(req.path)) return next();
@@ -97,19 +105,24 @@ export function createRestService(opts: RestServiceOptions): RestService {
     },
   });
 
+  // the outbox is relayed when a broker is configured; without one, events wait in it
+  const relay = config.AMQP_URL ? new OutboxRelay({ databaseUrl: config.DATABASE_URL, schema: opts.name, amqpUrl: config.AMQP_URL, log }) : null;
   let server: RunningServer | null = null;
   return {
     ctx,
     app,
+    relay,
     async start(port = config.PORT) {
       const applied = await migrate(config.DATABASE_URL, opts.name, opts.models, opts.migrations);
       if (applied.length) log.info({ applied }, 'migrations applied');
       server = await listen(app, port, config.HOST);
+      relay?.start();
       log.info({ port: server.port }, `${opts.name} listening`);
       return server;
     },
     async stop() {
       if (server) await server.close();
+      await relay?.stop();
       await db.close();
     },
   };

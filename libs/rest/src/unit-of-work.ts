@@ -5,7 +5,9 @@ import type { Tx } from './db';
 import { claimKey, fingerprint, idempotencyKey, recordAnswer, recordApplied, type KeyRecord } from './idempotency';
 import type { ModelDef } from './model';
 import type { ServiceContext } from './registry';
-import type { Change, WriteContext } from './types';
+import { recordChanges, type Recorded } from './changes';
+import type { Touched, WriteContext } from './types';
+import { baseUrl } from './urls';
 import { lockTree } from './write';
 
 /** What a write handler applied, inside its transaction. */
@@ -15,7 +17,8 @@ export interface WriteResult {
   ids: number[];
   /** The answer is a list (a bulk write). */
   bulk: boolean;
-  changes: Change[];
+  /** What the write created, updated and deleted: the pipeline records the changes and their events. */
+  touched: Touched;
 }
 
 /** The answer to a write, built after the commit from what it applied. */
@@ -25,19 +28,21 @@ export interface Answer {
   body: string;
 }
 
-export type Respond = (applied: { status: number; ids: number[]; bulk: boolean }) => Promise<Answer>;
+/** Builds the answer after the commit; `written` holds the objects as the write left them (absent on a replay). */
+export type Respond = (applied: { status: number; ids: number[]; bulk: boolean }, written?: Recorded) => Promise<Answer>;
 
-export function writeContext(ctx: ServiceContext, tx: Tx, identity: Identity): WriteContext {
-  return { tx, identity, requestId: currentContext()?.requestId ?? '', service: ctx, memo: new Map() };
+export function writeContext(ctx: ServiceContext, tx: Tx, identity: Identity, base = ''): WriteContext {
+  return { tx, identity, requestId: currentContext()?.requestId ?? '', service: ctx, memo: new Map(), base };
 }
 
 /**
  * Every REST write of a model goes through here: one transaction (run again
  * on a deadlock or serialization failure) in which the idempotency key is
- * claimed and what was applied recorded; after the commit the hooks, then
- * the answer, built from the written objects (outside the transaction, so a
- * write never holds one connection while waiting for another) and recorded
- * for repeats of the key.
+ * claimed, the tree locked, the handler's work done, every touched object's
+ * change recorded with its event in the outbox, and what was applied
+ * recorded for the key; after the commit the hooks, then the answer (from
+ * the representations the change records already built) and its record for
+ * repeats of the key.
  */
 export async function runWrite(
   ctx: ServiceContext,
@@ -50,23 +55,25 @@ export async function runWrite(
 ): Promise<void> {
   const key = idempotencyKey(req);
   const print = key ? fingerprint(req) : '';
-  const outcome = await ctx.db.transaction(async (tx): Promise<{ earlier: KeyRecord } | { applied: WriteResult }> => {
+  const outcome = await ctx.db.transaction(async (tx): Promise<{ earlier: KeyRecord } | { applied: WriteResult; recorded: Recorded }> => {
     if (key) {
       const earlier = await claimKey(ctx, tx, identity, key, print);
       if (earlier) return { earlier };
     }
     if (model.tree) await lockTree(tx, model);
-    const applied = await work(writeContext(ctx, tx, identity));
+    const wctx = writeContext(ctx, tx, identity, baseUrl(req, ctx.settings.publicUrl));
+    const applied = await work(wctx);
+    const recorded = await recordChanges(ctx, model, wctx, applied.touched);
     if (key) await recordApplied(ctx, tx, identity, key, applied);
-    return { applied };
+    return { applied, recorded };
   });
   if ('earlier' in outcome) {
     res.setHeader('Idempotent-Replayed', 'true');
     return send(res, outcome.earlier.status, outcome.earlier.answer ?? (await respond(outcome.earlier)));
   }
-  const { applied } = outcome;
-  if (model.hooks.afterCommit && applied.changes.length) await model.hooks.afterCommit(ctx, applied.changes);
-  const answer = await respond(applied);
+  const { applied, recorded } = outcome;
+  if (model.hooks.afterCommit && recorded.changes.length) await model.hooks.afterCommit(ctx, recorded.changes);
+  const answer = await respond(applied, recorded);
   if (key) await recordAnswer(ctx, identity, key, answer);
   send(res, applied.status, answer);
 }

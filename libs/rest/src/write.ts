@@ -9,6 +9,7 @@ import { refShapeError, resolveRefs } from './relations';
 import { represent } from './serialize';
 import type { ServiceContext } from './registry';
 import { TAGGED_ITEM_TABLE, hashKey, uniqueIndexName } from './schema';
+import { capture, noteTouched } from './changes';
 import type { Row, WriteContext } from './types';
 import { validateScalars, type WriteMode } from './validation';
 
@@ -234,14 +235,15 @@ export async function insert(ctx: ServiceContext, model: ModelDef, p: Prepared, 
   return id;
 }
 
-export async function update(ctx: ServiceContext, model: ModelDef, id: number, p: Prepared, existing: Row, tx: Tx): Promise<void> {
+export async function update(ctx: ServiceContext, model: ModelDef, id: number, p: Prepared, existing: Row, wctx: WriteContext): Promise<void> {
+  const { tx } = wctx;
   const cols = jsonColumns(model, p.columns);
   const sets = Object.keys(cols).map((n) => sql`${ident(n)} = ${cols[n]}`);
   if (model.timestamps) sets.push(raw('last_updated = now()'));
   // every write is a new version, tags-only and unchanged saves included (as NetBox's last_updated)
   sets.push(raw('_version = _version + 1'));
   await tx.query(sql`UPDATE ${raw(ctx.db.table(model.table))} SET ${join(sets, ', ')} WHERE id = ${id}`).catch((err) => uniqueViolation(model, err));
-  if (model.tree && ('parent_id' in cols || 'name' in cols)) await updateTree(ctx, model, id, tx, existing);
+  if (model.tree && ('parent_id' in cols || 'name' in cols)) await updateTree(ctx, model, id, tx, existing, wctx);
   await writeLinks(ctx, model, id, p, tx);
 }
 
@@ -273,7 +275,7 @@ export async function lockTree(tx: Tx, model: ModelDef): Promise<void> {
 }
 
 /** Keeps depth, ancestor path and tree sort key on write (under lockTree), so reads never walk the tree. */
-async function updateTree(ctx: ServiceContext, model: ModelDef, id: number, tx: Tx, existing?: Row): Promise<void> {
+async function updateTree(ctx: ServiceContext, model: ModelDef, id: number, tx: Tx, existing?: Row, wctx?: WriteContext): Promise<void> {
   const table = raw(ctx.db.table(model.table));
   const [node] = await tx.query(
     sql`SELECT n.id, n.name, n._depth, p._path AS ppath, p._tree_sort AS psort, p._depth AS pdepth FROM ${table} n LEFT JOIN ${table} p ON p.id = n.parent_id WHERE n.id = ${id}`,
@@ -283,7 +285,12 @@ async function updateTree(ctx: ServiceContext, model: ModelDef, id: number, tx: 
   const [updated] = await tx.query(
     sql`UPDATE ${table} SET _depth = ${depth}, _path = COALESCE(${node.ppath}::bigint[], '{}') || ${id}::bigint, _tree_sort = COALESCE(${node.psort}::text[], '{}') || ${key}::text WHERE id = ${id} RETURNING _path, _tree_sort`,
   );
-  if (existing) {
+  if (existing && wctx) {
+    // the descendants move too: each is a changed object with its own event
+    const descendants = await tx.query(sql`SELECT * FROM ${table} WHERE _path @> ARRAY[${id}]::bigint[] AND id <> ${id} ORDER BY id FOR UPDATE`);
+    if (!descendants.length) return;
+    await capture(ctx, model, wctx, descendants);
+    noteTouched(wctx, model, { updated: descendants });
     const oldDepth = Number(existing._depth);
     const from = oldDepth + 2;
     await tx.query(
@@ -316,9 +323,33 @@ export async function checkProtected(ctx: ServiceContext, model: ModelDef, ids: 
   if (found.length) throw new Conflict(`Unable to delete object. ${found.length} dependent objects were found: ${found.join(', ')}`);
 }
 
+/**
+ * Deletes objects with what depends on them in this service, applied here
+ * rather than by the database's ON DELETE, so each cascaded object has its
+ * change record and event: CASCADE referrers are deleted first, SET_NULL
+ * referrers have the reference cleared (an update), PROTECT refuses (409).
+ */
 export async function remove(ctx: ServiceContext, model: ModelDef, ids: number[], wctx: WriteContext): Promise<void> {
   if (!ids.length) return;
   await checkProtected(ctx, model, ids, wctx.tx);
+  for (const other of ctx.models.values()) {
+    for (const [name, field] of Object.entries(other.fields)) {
+      if (field.type !== 'fk' || field.to !== model.label || field.onDelete === 'PROTECT') continue;
+      const column = ident(`${name}_id`);
+      const table = raw(ctx.db.table(other.table));
+      const rows = await wctx.tx.query(sql`SELECT * FROM ${table} WHERE ${column} = ANY(${ids}::bigint[]) AND NOT (id = ANY(${other === model ? ids : []}::bigint[])) ORDER BY id FOR UPDATE`);
+      if (!rows.length) continue;
+      await capture(ctx, other, wctx, rows);
+      if (field.onDelete === 'CASCADE') {
+        await remove(ctx, other, rows.map((r) => Number(r.id)), wctx);
+        noteTouched(wctx, other, { deleted: rows });
+      } else {
+        const stamp = other.timestamps ? raw(', last_updated = now()') : raw('');
+        await wctx.tx.query(sql`UPDATE ${table} SET ${column} = NULL, _version = _version + 1${stamp} WHERE id = ANY(${rows.map((r) => r.id)}::bigint[])`);
+        noteTouched(wctx, other, { updated: rows });
+      }
+    }
+  }
   if (model.hooks.beforeDelete) await model.hooks.beforeDelete(ids, wctx);
   const tagged = raw(ctx.db.table(TAGGED_ITEM_TABLE));
   await wctx.tx.query(sql`DELETE FROM ${tagged} WHERE content_type = ${model.label} AND object_id = ANY(${ids}::bigint[])`);

@@ -1,6 +1,6 @@
 import { contentType } from '@inventory/refs';
 import { sql, raw, type FilterDef } from '@inventory/filtering';
-import { defineModel, f, keyResolver, type ModelDef, type ServiceContext } from '@inventory/rest';
+import { capture, defineModel, f, keyResolver, noteTouched, remove, type ModelDef, type ServiceContext, type WriteContext } from '@inventory/rest';
 
 const name = (r: Record<string, unknown>) => String(r.name);
 
@@ -121,7 +121,14 @@ export function contactFilters(ctx: ServiceContext, model: ModelDef): FilterDef[
   return [via('contact', 'tenancy.contact', false), via('contact_role', 'tenancy.contactrole', false), via('contact_group', 'tenancy.contactgroup', true)];
 }
 
-/** Deleting an object deletes its contact assignments. */
-export async function deleteAssignments(label: string, ids: number[], ctx: ServiceContext, tx: { query: ServiceContext['db']['query'] }): Promise<void> {
-  await tx.query(sql`DELETE FROM ${raw(ctx.db.table(contactAssignment.table))} WHERE content_type = ${label} AND object_id = ANY(${ids}::bigint[])`);
+/** Deleting an object deletes its contact assignments, through the engine, so each has its change record and event. */
+export async function deleteAssignments(label: string, ids: number[], wctx: WriteContext): Promise<void> {
+  const { service: ctx, tx } = wctx;
+  const rows = await tx.query(
+    sql`SELECT * FROM ${raw(ctx.db.table(contactAssignment.table))} WHERE content_type = ${label} AND object_id = ANY(${ids}::bigint[]) ORDER BY id FOR UPDATE`,
+  );
+  if (!rows.length) return;
+  await capture(ctx, contactAssignment, wctx, rows);
+  await remove(ctx, contactAssignment, rows.map((r) => Number(r.id)), wctx);
+  noteTouched(wctx, contactAssignment, { deleted: rows });
 }

@@ -56,6 +56,6 @@ export const tenant: ModelDef = defineModel({
     cluster_count: { model: 'virtualization.cluster', field: 'tenant' },
   },
   filters: contactFilters,
-  hooks: { beforeDelete: (ids, wctx) => deleteAssignments('tenancy.tenant', ids, wctx.service, wctx.tx) },
+  hooks: { beforeDelete: (ids, wctx) => deleteAssignments('tenancy.tenant', ids, wctx) },
 });
 

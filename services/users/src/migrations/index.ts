@@ -3,6 +3,7 @@ import { initial } from './0001_initial';
 import { authAttempts } from './0002_auth_attempts';
 import { indexNames } from './0003_index_names';
 import { objectVersions } from './0004_object_versions';
+import { outbox } from './0005_outbox';
 
 /** In order; each entry is frozen once released (docs/decisions/005-frozen-migrations.md). */
 export const migrations: Migration[] = [
@@ -10,4 +11,5 @@ export const migrations: Migration[] = [
   authAttempts,
   indexNames,
   objectVersions,
+  outbox,
 ];

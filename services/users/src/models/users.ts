@@ -29,10 +29,10 @@ export const group: ModelDef = defineModel({
   search: ['name'],
   hooks: {
     /** Members per group: one grouped query for the whole page. */
-    decorate: async (rows, out, { brief, service }) => {
+    decorate: async (rows, out, { brief, service, q }) => {
       if (brief || rows.length === 0) return;
       const ids = rows.map((r) => Number(r.id));
-      const counts = await service.db.query(
+      const counts = await q.query(
         sql`SELECT target_id, count(*) AS n FROM ${raw(service.db.table(USER_GROUPS_TABLE))} WHERE target_id = ANY(${ids}::bigint[]) GROUP BY target_id`,
       );
       const byGroup = new Map(counts.map((c) => [Number(c.target_id), Number(c.n)]));

@@ -1,0 +1,122 @@
+import { newEventId, writeOutbox, type ChangeEvent, type EventKind } from '@inventory/events';
+import { columnOf } from './fields';
+import { isoDateTime } from './format';
+import type { ModelDef } from './model';
+import { fetchByIds } from './query';
+import type { ServiceContext } from './registry';
+import { represent } from './serialize';
+import type { Change, Row, Touched, WriteContext } from './types';
+
+/**
+ * The change records of a write, made inside its transaction: each touched
+ * object's rows and representations before and after, one change event per
+ * object written to the service's outbox (committed, or rolled back, with
+ * the write itself).
+ */
+
+/**
+ * Keeps the full representations of rows about to be changed or deleted
+ * (their `prechange` data), once per object per write. Handlers call it
+ * right after locking the rows.
+ */
+export async function capture(ctx: ServiceContext, model: ModelDef, wctx: WriteContext, locked: Row[]): Promise<void> {
+  const pre = (wctx.prechange ??= new Map());
+  const missing = locked.filter((r) => !pre.has(keyOf(model, r.id)));
+  if (!missing.length) return;
+  // read again with the count annotations, so the prechange data is the complete representation
+  const rows = await fetchByIds(ctx, model, missing.map((r) => Number(r.id)), wctx.tx);
+  const reps = await represent(ctx, model, rows, 'full', wctx.base ?? '', wctx.tx);
+  reps.forEach((rep) => pre.set(keyOf(model, rep.id), rep));
+}
+
+/** Records changes to objects the handler does not name (tree descendants, cascaded deletes, cleared references). */
+export function noteTouched(wctx: WriteContext, model: ModelDef, touched: Touched): void {
+  (wctx.also ??= []).push({ model, touched });
+}
+
+const keyOf = (model: ModelDef, id: unknown) => `${model.label}:${String(id)}`;
+
+/**
+ * NetBox's snapshot of an object (serialize_object): stored values, relations
+ * as ids, custom fields, tag names, timestamps.
+ */
+export function snapshotOf(model: ModelDef, row: Row, rep: Row | undefined): Row {
+  const out: Row = { id: Number(row.id) };
+  for (const [name, field] of Object.entries(model.fields)) {
+    if (field.writeOnly) continue;
+    const column = columnOf(name, field);
+    if (column) out[name] = row[column] ?? null;
+    else if (field.type === 'm2m') out[name] = ((rep?.[name] as Row[] | undefined) ?? []).map((o) => (typeof o === 'object' && o ? o.id : o));
+  }
+  if (model.customFields) out.custom_fields = row.custom_field_data ?? {};
+  if (model.tags) out.tags = ((rep?.tags as Row[] | undefined) ?? []).map((t) => t.name);
+  if (model.timestamps) {
+    out.created = isoDateTime(row.created);
+    out.last_updated = isoDateTime(row.last_updated);
+  }
+  return out;
+}
+
+export interface Recorded {
+  changes: Change[];
+  /** The written objects (created and updated) as they now are: rows and representations by id. */
+  rows: Map<number, Row>;
+  reps: Map<number, Row>;
+}
+
+/**
+ * Reads what the write left, builds one event per touched object (the
+ * handler's, then those noted on the way: descendants, cascades) and appends
+ * them to the outbox. Changes and representations returned are the model's own.
+ */
+export async function recordChanges(ctx: ServiceContext, model: ModelDef, wctx: WriteContext, touched: Touched): Promise<Recorded> {
+  const events: ChangeEvent[] = [];
+  const seen = new Set<string>();
+  const own = await recordGroup(ctx, model, wctx, touched, events, seen);
+  for (const other of wctx.also ?? []) await recordGroup(ctx, other.model, wctx, other.touched, events, seen);
+  await writeOutbox(wctx.tx, ctx.name, events);
+  return own;
+}
+
+async function recordGroup(ctx: ServiceContext, model: ModelDef, wctx: WriteContext, touched: Touched, events: ChangeEvent[], seen: Set<string>): Promise<Recorded> {
+  const { tx } = wctx;
+  const before = new Map<number, Row>();
+  for (const r of [...(touched.updated ?? []), ...(touched.deleted ?? [])]) before.set(Number(r.id), r);
+  const liveIds = [...(touched.created ?? []), ...(touched.updated ?? []).map((r) => Number(r.id))];
+  // with their count annotations: the representation is the response's
+  const after = liveIds.length ? await fetchByIds(ctx, model, liveIds, tx) : [];
+  const rows = new Map(after.map((r) => [Number(r.id), r]));
+  const reps = new Map((await represent(ctx, model, after, 'full', wctx.base ?? '', tx)).map((rep) => [Number(rep.id), rep]));
+  // objects nobody captured before changing them: their current state stands for the prechange one
+  const uncaptured = [...before.values()].filter((r) => !wctx.prechange?.has(keyOf(model, r.id)));
+  if (uncaptured.length) await capture(ctx, model, wctx, uncaptured);
+
+  const timestamp = new Date().toISOString();
+  const username = wctx.identity.user?.username ?? '';
+  const changes: Change[] = [];
+  const add = (kind: EventKind, id: number) => {
+    if (seen.has(keyOf(model, id))) return; // one event per object per write
+    seen.add(keyOf(model, id));
+    const b = before.get(id) ?? null;
+    const a = rows.get(id) ?? null;
+    const pre = wctx.prechange?.get(keyOf(model, id));
+    const post = reps.get(id);
+    changes.push({ before: b, after: a });
+    events.push({
+      id: newEventId(),
+      event: kind,
+      model: model.label,
+      object_id: id,
+      version: Number((a ?? b)?._version ?? 1),
+      timestamp,
+      username,
+      request_id: wctx.requestId,
+      data: post ?? pre ?? null,
+      snapshots: { prechange: b ? snapshotOf(model, b, pre) : null, postchange: a ? snapshotOf(model, a, post) : null },
+    });
+  };
+  for (const id of touched.created ?? []) add('created', id);
+  for (const r of touched.updated ?? []) add('updated', Number(r.id));
+  for (const r of touched.deleted ?? []) add('deleted', Number(r.id));
+  return { changes, rows, reps };
+}
