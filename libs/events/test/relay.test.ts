@@ -116,3 +116,64 @@ test('when two relays run for one service, then exactly one publishes and every 
     await Promise.all(relays.map((r) => r.stop()));
   }
 });
+
+/** A TCP proxy in front of the broker that the test can cut: an outage as the relay sees it. */
+async function cuttableProxy(target: URL): Promise<{ url: string; down(): void; up(): void; close(): Promise<void> }> {
+  const net = await import('node:net');
+  const sockets = new Set<import('node:net').Socket>();
+  let isDown = false;
+  const server = net.createServer((client) => {
+    if (isDown) return void client.destroy();
+    const upstream = net.connect(Number(target.port || 5672), target.hostname);
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on('close', () => sockets.delete(s));
+      s.on('error', () => undefined);
+    }
+    client.pipe(upstream);
+    upstream.pipe(client);
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => client.destroy());
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as import('node:net').AddressInfo).port;
+  const url = new URL(target.toString());
+  url.host = `127.0.0.1:${port}`;
+  return {
+    url: url.toString(),
+    down() {
+      isDown = true;
+      for (const s of sockets) s.destroy();
+    },
+    up() {
+      isDown = false;
+    },
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
+}
+
+test('when the broker goes away during 1,000 writes, then every write commits, and after it is back every event arrives (duplicates only with the same id)', async () => {
+  const seen = await listen('test.outage', 'ipam.prefix.*');
+  const proxy = await cuttableProxy(new URL(broker.url));
+  const relay = new OutboxRelay({ databaseUrl: db.url, schema: SCHEMA, amqpUrl: proxy.url, log: silent, pollMs: 200 });
+  relay.start();
+  try {
+    const events = Array.from({ length: 1000 }, (_, i) => event('ipam.prefix', i + 1));
+    for (let i = 0; i < events.length; i += 50) {
+      if (i === 300) proxy.down(); // mid-stream, possibly mid-batch
+      if (i === 700) setTimeout(() => proxy.up(), 1500);
+      await write(events.slice(i, i + 50));
+    }
+    await until(() => new Set(seen.ids).size >= 1000, 30_000);
+    await new Promise((r) => setTimeout(r, 500));
+    const wanted = new Set(events.map((e) => e.id));
+    expect(new Set(seen.ids)).toEqual(wanted);
+    // a duplicate (published, then the connection died before the row was marked) carries the same event id
+    for (const [i, e] of seen.got.entries()) expect(e.id).toBe(seen.ids[i]);
+    const { rows } = await pool.query(`SELECT count(*)::int AS unsent FROM ${SCHEMA}._outbox WHERE sent_at IS NULL`);
+    expect(rows[0].unsent).toBe(0);
+  } finally {
+    await relay.stop();
+    await proxy.close();
+  }
+}, 60_000);
