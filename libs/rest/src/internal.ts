@@ -1,6 +1,7 @@
 import type { Express } from 'express';
 import { ValidationError } from '@inventory/core';
 import { sql, raw, ident } from '@inventory/filtering';
+import { serviceAsyncApi } from './asyncapi';
 import { fieldOf, TEXT_TYPES } from './fields';
 import { filtersFor, keyResolver } from './filters';
 import type { ModelDef } from './model';
@@ -124,6 +125,12 @@ export function mountInternal(app: Express, ctx: ServiceContext): void {
       Object.assign(schemas, doc.schemas);
     }
     res.json({ paths, components: { schemas } });
+  });
+  // the change events' channels and messages; `data` is the same component schema as above (filters play no part in it)
+  app.get('/internal/asyncapi', (_req, res) => {
+    const schemas: Record<string, unknown> = {};
+    for (const m of ctx.models.values()) Object.assign(schemas, modelOpenApi(m, areaOf(m, ctx), ctx.models, []).schemas);
+    res.json(serviceAsyncApi(ctx.models.values(), schemas));
   });
 }
 

@@ -17,7 +17,7 @@ const PROVISION_PATH = '/api/users/tokens/provision/';
  * token), plus the documentation and schema.
  */
 function isOpenPath(path: string): boolean {
-  if (path === '/api/' || path === '/api/docs/' || path === '/api/schema/') return true;
+  if (path === '/api/' || path === '/api/docs/' || path === '/api/schema/' || path === '/api/schema/events/') return true;
   const m = /^\/api\/([^/]+)\/$/.exec(path);
   return !!m && (ROOT_AREAS as readonly string[]).includes(m[1]);
 }

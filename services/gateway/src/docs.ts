@@ -18,6 +18,9 @@ const PAGE = `<!DOCTYPE html>
     <link rel="icon" type="image/png" href="favicon-32x32.png" sizes="32x32">
   </head>
   <body>
+    <p style="margin: 0; padding: 8px 20px; font-family: sans-serif; font-size: 14px; background: #f7f7f7; border-bottom: 1px solid #ddd">
+      Change events (RabbitMQ, exchange <code>inventory.events</code>): <a href="../schema/events/">AsyncAPI document</a>
+    </p>
     <div id="swagger-ui"></div>
     <script src="swagger-ui-bundle.js"></script>
     <script src="swagger-ui-standalone-preset.js"></script>
@@ -54,7 +57,7 @@ export function docsAssets() {
   };
 }
 
-/** GET /api/docs/: Swagger UI over /api/schema/; `?format=openapi` returns the schema itself (older clients). */
+/** GET /api/docs/: Swagger UI over /api/schema/ (linking the events' /api/schema/events/); `?format=openapi` returns the schema itself (older clients). */
 export function mountDocs(app: Express, schema: SchemaBuilder): void {
   ownRoute(app, '/api/docs/', async (req, res) => {
     if (req.query.format === 'openapi') {
@@ -72,5 +75,9 @@ export function mountDocs(app: Express, schema: SchemaBuilder): void {
     }
     // NetBox's default is YAML (application/vnd.oai.openapi); JSON text is valid YAML 1.2, so the same bytes serve both
     res.type('application/vnd.oai.openapi; charset=utf-8').send(JSON.stringify(doc, null, 2));
+  });
+  // the change events on the broker: AsyncAPI, JSON (valid YAML too)
+  ownRoute(app, '/api/schema/events/', async (_req, res) => {
+    res.json(await schema.events());
   });
 }

@@ -2,12 +2,18 @@ import type { Logger } from '@inventory/core';
 import type { ServiceClient } from '@inventory/refs';
 import { NETBOX_VERSION } from './status';
 import { withTimeout } from './timeout';
+import { EVENTS_EXCHANGE } from '@inventory/events';
 
 type Json = Record<string, unknown>;
 
 interface ServiceOpenApi {
   paths?: Json;
   components?: { schemas?: Json };
+}
+
+interface ServiceAsyncApi {
+  channels?: Json;
+  components?: { schemas?: Json; messages?: Json };
 }
 
 /** Merged documents are rebuilt at most this often (custom fields change the filters). */
@@ -42,6 +48,8 @@ const GATEWAY_PATHS: Json = {
 export class SchemaBuilder {
   private cached: { doc: Json; until: number } | null = null;
   private building: Promise<Json> | null = null;
+  private cachedEvents: { doc: Json; until: number } | null = null;
+  private buildingEvents: Promise<Json> | null = null;
 
   constructor(
     private readonly refs: ServiceClient,
@@ -56,8 +64,69 @@ export class SchemaBuilder {
     return this.building;
   }
 
+  /**
+   * The AsyncAPI 2.6 document of the change events (`/api/schema/events/`):
+   * each service describes its models' routing keys, messages and schemas
+   * at `GET /internal/asyncapi`; merged like the OpenAPI document.
+   */
+  async events(): Promise<Json> {
+    if (this.cachedEvents && this.cachedEvents.until > Date.now()) return this.cachedEvents.doc;
+    this.buildingEvents ??= this.buildEvents().finally(() => (this.buildingEvents = null));
+    return this.buildingEvents;
+  }
+
   clear(): void {
     this.cached = null;
+    this.cachedEvents = null;
+  }
+
+  private async buildEvents(): Promise<Json> {
+    const parts = await Promise.all(
+      this.services.map((s) =>
+        withTimeout(this.refs.call<ServiceAsyncApi>(s, 'GET', '/internal/asyncapi'), SERVICE_TIMEOUT_MS, () => new Error('timed out')).catch((err: Error) => {
+          this.log.warn({ service: s, err: { message: err.message } }, 'asyncapi: service left out');
+          return null;
+        }),
+      ),
+    );
+    const channels: Json = {};
+    const schemas: Json = {};
+    const messages: Json = {};
+    for (const part of parts) {
+      if (!part) continue;
+      Object.assign(channels, part.channels ?? {});
+      Object.assign(messages, part.components?.messages ?? {});
+      // shared schemas (BriefTag) come from every service alike: first wins, as in the OpenAPI document
+      for (const [name, schema] of Object.entries(part.components?.schemas ?? {})) if (!(name in schemas)) schemas[name] = schema;
+    }
+    const doc: Json = {
+      asyncapi: '2.6.0',
+      id: 'urn:netbox:inventory:events',
+      info: {
+        title: 'NetBox change events',
+        version: NETBOX_VERSION,
+        description:
+          `Every write through the REST API publishes one change event per object to the durable \`${EVENTS_EXCHANGE}\` topic exchange, ` +
+          'with the routing key `<app>.<model>.<event>` (`created`, `updated`, `deleted`): bind a queue with a pattern such as ' +
+          '`tenancy.#` or `*.*.deleted`. Delivery is at least once, in write order per service: de-duplicate by the message id (the event id). ' +
+          '`data` is the object as the REST API represents it (see /api/schema/).',
+        license: { name: 'Apache v2 License' },
+      },
+      servers: {
+        rabbitmq: {
+          url: '{host}',
+          protocol: 'amqp',
+          protocolVersion: '0.9.1',
+          description: `The RabbitMQ broker of the deployment (AMQP_URL); the events are on the \`${EVENTS_EXCHANGE}\` exchange (topic, durable).`,
+          variables: { host: { default: 'localhost:5672', description: 'host:port of the broker' } },
+        },
+      },
+      defaultContentType: 'application/json',
+      channels: sortKeys(channels),
+      components: { schemas: sortKeys(schemas), messages: sortKeys(messages) },
+    };
+    this.cachedEvents = { doc, until: Date.now() + (parts.every(Boolean) ? CACHE_MS : PARTIAL_CACHE_MS) };
+    return doc;
   }
 
   private async build(): Promise<Json> {
