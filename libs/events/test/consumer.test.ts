@@ -12,10 +12,10 @@ import {
   type ChangeEvent,
   type ConsumerTx,
 } from '@inventory/events';
+import { sampleEvent, silent, until } from './fixtures';
 
 /** The consumer helper against a real PostgreSQL and a real RabbitMQ. */
 const SCHEMA = 'cons';
-const silent = { info: () => undefined, warn: () => undefined };
 let db: { url: string; drop(): Promise<void> };
 let broker: { url: string; stop(): Promise<void> };
 let pool: pg.Pool;
@@ -40,20 +40,6 @@ afterAll(async () => {
   await broker?.stop();
 });
 
-function event(model: string, objectId: number, kind: ChangeEvent['event'] = 'created'): ChangeEvent {
-  return {
-    id: newEventId(),
-    event: kind,
-    model,
-    object_id: objectId,
-    version: 1,
-    timestamp: new Date().toISOString(),
-    username: 'admin',
-    request_id: 'req-1',
-    data: { id: objectId },
-    snapshots: { prechange: null, postchange: { id: objectId } },
-  };
-}
 
 /** Publishes as the relay does (message id = event id); `messageId` overrides it. */
 async function publish(events: ChangeEvent[], messageId?: string): Promise<void> {
@@ -98,18 +84,11 @@ async function declared(queue: string): Promise<void> {
   });
 }
 
-async function until(check: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 test('when events are published, then each is applied once, in order, and recorded as processed', async () => {
   const c = consumer('test.arrive', 'tenancy.tenant.*', record('test.arrive'));
   await declared('test.arrive');
-  const events = [event('tenancy.tenant', 1), event('tenancy.tenant', 1, 'updated'), event('dcim.site', 5), event('tenancy.tenant', 2, 'deleted')];
+  const events = [sampleEvent('tenancy.tenant', 1), sampleEvent('tenancy.tenant', 1, 'updated'), sampleEvent('dcim.site', 5), sampleEvent('tenancy.tenant', 2, 'deleted')];
   await publish(events);
   await until(async () => (await applied('test.arrive')).length >= 3);
   await new Promise((r) => setTimeout(r, 200));
@@ -122,8 +101,8 @@ test('when events are published, then each is applied once, in order, and record
 test('when one event is delivered twice (same message id), then it is applied once and the duplicate is acked', async () => {
   const c = consumer('test.dup', 'extras.tag.*', record('test.dup'));
   await declared('test.dup');
-  const e = event('extras.tag', 7);
-  const other = event('extras.tag', 8);
+  const e = sampleEvent('extras.tag', 7);
+  const other = sampleEvent('extras.tag', 8);
   await publish([e, e]);
   await publish([other]);
   await publish([e]);
@@ -144,7 +123,7 @@ test('when the handler fails, then nothing it wrote stays, the event comes again
     if (attempts === 1) throw new Error('boom');
   });
   await declared('test.fail');
-  const e = event('ipam.prefix', 3);
+  const e = sampleEvent('ipam.prefix', 3);
   await publish([e]);
   await until(() => c.applied >= 1);
   expect(attempts).toBe(2);
@@ -153,7 +132,7 @@ test('when the handler fails, then nothing it wrote stays, the event comes again
 });
 
 test('when a message always fails, then after the delivery limit it is dead-lettered and later events still arrive', async () => {
-  const poison = event('ipam.vlan', 13);
+  const poison = sampleEvent('ipam.vlan', 13);
   const c = consumer(
     'test.poison',
     'ipam.vlan.*',
@@ -164,7 +143,7 @@ test('when a message always fails, then after the delivery limit it is dead-lett
     { deliveryLimit: 2 },
   );
   await declared('test.poison');
-  const good = event('ipam.vlan', 14);
+  const good = sampleEvent('ipam.vlan', 14);
   await publish([poison, good]);
   // a body that is no event goes to the dead letters at once
   const ch = await conn.createChannel();
@@ -179,11 +158,11 @@ test('when a message always fails, then after the delivery limit it is dead-lett
 test('when the consumer restarts, then it carries on with what was published while it was away', async () => {
   const first = consumer('test.restart', 'circuits.#', record('test.restart'));
   await declared('test.restart');
-  const before = event('circuits.circuit', 1);
+  const before = sampleEvent('circuits.circuit', 1);
   await publish([before]);
   await until(() => first.applied >= 1);
   await first.stop();
-  const later = [event('circuits.circuit', 2), event('circuits.provider', 3)];
+  const later = [sampleEvent('circuits.circuit', 2), sampleEvent('circuits.provider', 3)];
   await publish(later);
   consumer('test.restart', 'circuits.#', record('test.restart'));
   await until(async () => (await applied('test.restart')).length >= 3);

@@ -2,11 +2,11 @@ import amqp, { type ChannelModel } from 'amqplib';
 import pg from 'pg';
 import { createTestDatabase, startBroker } from '@inventory/testkit';
 import { sql } from '@inventory/filtering';
-import { OutboxRelay, declareConsumerQueue, newEventId, outboxStatements, writeOutbox, type ChangeEvent } from '@inventory/events';
+import { OutboxRelay, declareConsumerQueue, outboxStatements, writeOutbox, type ChangeEvent } from '@inventory/events';
+import { sampleEvent, silent, until } from './fixtures';
 
 /** The outbox and its relay against a real PostgreSQL and a real RabbitMQ. */
 const SCHEMA = 'svc';
-const silent = { info: () => undefined, warn: () => undefined };
 let db: { url: string; drop(): Promise<void> };
 let broker: { url: string; stop(): Promise<void> };
 let pool: pg.Pool;
@@ -26,20 +26,6 @@ afterAll(async () => {
   await broker?.stop();
 });
 
-function event(model: string, objectId: number, kind: ChangeEvent['event'] = 'created'): ChangeEvent {
-  return {
-    id: newEventId(),
-    event: kind,
-    model,
-    object_id: objectId,
-    version: 1,
-    timestamp: new Date().toISOString(),
-    username: 'admin',
-    request_id: 'req-1',
-    data: { id: objectId },
-    snapshots: { prechange: null, postchange: { id: objectId } },
-  };
-}
 
 /** Writes events in one transaction, committed or rolled back. */
 async function write(events: ChangeEvent[], commit = true): Promise<void> {
@@ -72,23 +58,16 @@ async function listen(queue: string, pattern: string): Promise<{ got: ChangeEven
   return out;
 }
 
-async function until(check: () => boolean, ms = 15_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 test('when a transaction commits events, then the relay publishes each once, in order, keyed <app>.<model>.<event>; a rolled-back one publishes nothing', async () => {
   const seen = await listen('test.tenancy', 'tenancy.tenant.*');
   const relay = new OutboxRelay({ databaseUrl: db.url, schema: SCHEMA, amqpUrl: broker.url, log: silent });
   relay.start();
   try {
-    const committed = [event('tenancy.tenant', 1), event('tenancy.tenant', 1, 'updated'), event('tenancy.tenant', 2)];
+    const committed = [sampleEvent('tenancy.tenant', 1), sampleEvent('tenancy.tenant', 1, 'updated'), sampleEvent('tenancy.tenant', 2)];
     await write(committed);
-    await write([event('tenancy.tenant', 3)], false);
-    await write([event('dcim.site', 9)]);
+    await write([sampleEvent('tenancy.tenant', 3)], false);
+    await write([sampleEvent('dcim.site', 9)]);
     await until(() => seen.got.length >= 3);
     await new Promise((r) => setTimeout(r, 300));
     expect(seen.got.map((e) => [e.object_id, e.event])).toEqual([[1, 'created'], [1, 'updated'], [2, 'created']]);
@@ -106,7 +85,7 @@ test('when two relays run for one service, then exactly one publishes and every 
   const relays = [0, 1].map(() => new OutboxRelay({ databaseUrl: db.url, schema: SCHEMA, amqpUrl: broker.url, log: silent, pollMs: 200 }));
   relays.forEach((r) => r.start());
   try {
-    const events = Array.from({ length: 200 }, (_, i) => event('extras.tag', i + 1));
+    const events = Array.from({ length: 200 }, (_, i) => sampleEvent('extras.tag', i + 1));
     for (let i = 0; i < events.length; i += 20) await write(events.slice(i, i + 20));
     await until(() => seen.got.length >= 200);
     await new Promise((r) => setTimeout(r, 500));
@@ -158,7 +137,7 @@ test('when the broker goes away during 1,000 writes, then every write commits, a
   const relay = new OutboxRelay({ databaseUrl: db.url, schema: SCHEMA, amqpUrl: proxy.url, log: silent, pollMs: 200 });
   relay.start();
   try {
-    const events = Array.from({ length: 1000 }, (_, i) => event('ipam.prefix', i + 1));
+    const events = Array.from({ length: 1000 }, (_, i) => sampleEvent('ipam.prefix', i + 1));
     for (let i = 0; i < events.length; i += 50) {
       if (i === 300) proxy.down(); // mid-stream, possibly mid-batch
       if (i === 700) setTimeout(() => proxy.up(), 1500);
