@@ -4,3 +4,4 @@ export * from './topology';
 export * from './relay';
 export * from './health';
 export * from './consumer';
+export * from './broadcast';

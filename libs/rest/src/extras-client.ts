@@ -1,26 +1,27 @@
-import { TtlCache, type ServiceClient } from '@inventory/refs';
+import { Cache } from '@inventory/core';
+import type { ServiceClient } from '@inventory/refs';
 import type { CustomFieldDef } from './customfields';
 import type { ExtrasApi, NestedTag, RefResult } from './features';
 
 type TagData = Omit<NestedTag, 'url'>;
 
 /**
- * ExtrasApi over HTTP with caches. Extras tells every service to drop them
- * when tags or custom fields change; the TTL bounds staleness if a message is lost.
+ * ExtrasApi over HTTP with caches, dropped by the service's change-event
+ * subscription when tags or custom fields change; the TTL bounds staleness if an event is lost.
  */
 export class RemoteExtras implements ExtrasApi {
-  private readonly cfs = new TtlCache<string, CustomFieldDef[]>(30_000);
-  private readonly tagData = new TtlCache<number, TagData>(30_000);
+  private readonly cfs = new Cache<string, CustomFieldDef[]>({ max: 1_000, ttlMs: 30_000 });
+  private readonly tagData = new Cache<number, TagData>({ max: 10_000, ttlMs: 30_000 });
 
   constructor(private readonly client: ServiceClient) {}
 
   async customFields(contentType: string): Promise<CustomFieldDef[]> {
-    const hit = this.cfs.get(contentType);
-    if (hit) return hit;
-    if (!this.client.has('extras')) return [];
-    const res = await this.client.call<{ fields: CustomFieldDef[] }>('extras', 'GET', `/internal/custom-fields?content_type=${encodeURIComponent(contentType)}`);
-    this.cfs.set(contentType, res.fields);
-    return res.fields;
+    if (!this.client.has('extras')) return this.cfs.get(contentType) ?? [];
+    const fields = await this.cfs.load(contentType, async () => {
+      const res = await this.client.call<{ fields: CustomFieldDef[] }>('extras', 'GET', `/internal/custom-fields?content_type=${encodeURIComponent(contentType)}`);
+      return res.fields;
+    });
+    return fields ?? [];
   }
 
   async resolveTags(refs: unknown[], contentType: string): Promise<RefResult[]> {
@@ -30,14 +31,19 @@ export class RemoteExtras implements ExtrasApi {
   }
 
   async tags(ids: number[], base: string): Promise<Map<number, NestedTag>> {
+    const fetched = new Map<number, TagData>();
     const missing = [...new Set(ids)].filter((id) => !this.tagData.get(id));
     if (missing.length) {
+      const generation = this.tagData.current;
       const res = await this.client.call<{ tags: TagData[] }>('extras', 'POST', '/internal/tags/by-id', { ids: missing });
-      for (const t of res.tags) this.tagData.set(t.id, t);
+      for (const t of res.tags) {
+        this.tagData.setIf(generation, t.id, t);
+        fetched.set(t.id, t);
+      }
     }
     const out = new Map<number, NestedTag>();
     for (const id of ids) {
-      const t = this.tagData.get(id);
+      const t = fetched.get(id) ?? this.tagData.get(id);
       if (t) out.set(id, { id: t.id, url: `${base}/api/extras/tags/${t.id}/`, display: t.display, name: t.name, slug: t.slug, color: t.color });
     }
     return out;

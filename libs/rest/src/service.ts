@@ -2,7 +2,7 @@ import type { Express, Request, Response, NextFunction } from 'express';
 import { createApp, createLogger, listen, type BaseConfig, type Logger, type RunningServer, NotFound, PermissionDenied } from '@inventory/core';
 import { IDENTITY_HEADER, verifyIdentity, parseExemptList } from '@inventory/auth';
 import { ServiceClient } from '@inventory/refs';
-import { OutboxRelay, brokerReachable } from '@inventory/events';
+import { OutboxRelay, brokerReachable, subscribeChanges, type ChangeSubscription } from '@inventory/events';
 import { Db } from './db';
 import { RemoteExtras } from './extras-client';
 import type { ExtrasApi } from './features';
@@ -49,6 +49,9 @@ const OPEN_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
  */
 const PUBLIC_PATH = /^\/api\//i;
 const SERVICE_ONLY = 'Internal endpoints accept only a service identity.';
+
+/** The change events that make cached tag and custom-field definitions stale. */
+export const EXTRAS_DEFINITION_EVENTS = ['extras.tag.#', 'extras.customfield.#', 'extras.customfieldchoiceset.#'];
 
 export function createRestService(opts: RestServiceOptions): RestService {
   const { config } = opts;
@@ -108,6 +111,7 @@ export function createRestService(opts: RestServiceOptions): RestService {
   // the outbox is relayed when a broker is configured; without one, events wait in it
   const relay = config.AMQP_URL ? new OutboxRelay({ databaseUrl: config.DATABASE_URL, schema: opts.name, amqpUrl: config.AMQP_URL, log }) : null;
   let server: RunningServer | null = null;
+  let changes: ChangeSubscription | null = null;
   return {
     ctx,
     app,
@@ -117,11 +121,24 @@ export function createRestService(opts: RestServiceOptions): RestService {
       if (applied.length) log.info({ applied }, 'migrations applied');
       server = await listen(app, port, config.HOST);
       relay?.start();
+      if (config.AMQP_URL) {
+        // every replica drops its tag and custom-field caches on their change events (and after a reconnect: some may have been missed)
+        changes = subscribeChanges({
+          amqpUrl: config.AMQP_URL,
+          bindings: EXTRAS_DEFINITION_EVENTS,
+          onEvent: () => ctx.extras.invalidate(),
+          onConnect: () => ctx.extras.invalidate(),
+          log,
+        });
+        await Promise.race([changes.ready, new Promise((r) => setTimeout(r, 5000).unref())]);
+      }
       log.info({ port: server.port }, `${opts.name} listening`);
       return server;
     },
     async stop() {
       if (server) await server.close();
+      await changes?.stop();
+      changes = null;
       await relay?.stop();
       await db.close();
     },

@@ -1,3 +1,4 @@
+import { Cache } from '@inventory/core';
 import { contentType } from '@inventory/refs';
 import { sql, raw } from '@inventory/filtering';
 import { resolveLocal, type CustomFieldDef, type ExtrasApi, type NestedTag, type RefResult, type ServiceContext } from '@inventory/rest';
@@ -6,13 +7,15 @@ import { tag } from './models/tags';
 
 /** Extras answers its own questions from its own tables (other services ask over HTTP). */
 export class LocalExtras implements ExtrasApi {
-  private cfCache = new Map<string, CustomFieldDef[]>();
+  private readonly cfCache = new Cache<string, CustomFieldDef[]>({ max: 1_000, ttlMs: 30_000 });
 
   constructor(private readonly ctx: Omit<ServiceContext, 'extras'>) {}
 
   async customFields(label: string): Promise<CustomFieldDef[]> {
-    const hit = this.cfCache.get(label);
-    if (hit) return hit;
+    return (await this.cfCache.load(label, (l) => this.loadCustomFields(l))) ?? [];
+  }
+
+  private async loadCustomFields(label: string): Promise<CustomFieldDef[]> {
     const rows = await this.ctx.db.query(
       sql`SELECT cf.*, cs.name AS choice_set_name, cs.extra_choices FROM ${raw(this.ctx.db.table(customField.table))} cf
           LEFT JOIN ${raw(this.ctx.db.table(choiceSet.table))} cs ON cs.id = cf.choice_set_id
@@ -35,7 +38,6 @@ export class LocalExtras implements ExtrasApi {
         choice_set_name: (r.choice_set_name as string | null) ?? null,
       }),
     );
-    this.cfCache.set(label, defs);
     return defs;
   }
 

@@ -20,9 +20,15 @@ export function mountExtrasInternal(app: Express, ctx: ServiceContext): void {
   });
 }
 
-/** Tell every other service to drop its cached tags and custom field definitions. */
-export async function broadcastInvalidation(ctx: ServiceContext): Promise<void> {
+/**
+ * Drop this process's cached tags and custom field definitions. With a broker
+ * (AMQP_URL), every other service and replica drops its own on the change
+ * events; without one, events wait in the outbox, so the other services are
+ * told over HTTP instead (the fallback).
+ */
+export async function broadcastInvalidation(ctx: ServiceContext, o: { overHttp: boolean }): Promise<void> {
   ctx.extras.invalidate();
+  if (!o.overHttp) return;
   await Promise.all(
     ctx.refs
       .services()

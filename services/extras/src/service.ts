@@ -32,10 +32,12 @@ export interface ExtrasOptions {
 }
 
 export function createService(config: BaseConfig, opts: ExtrasOptions = {}): RestService {
-  for (const m of [tag, choiceSet]) m.hooks.afterCommit = (ctx) => broadcastInvalidation(ctx);
+  // with a broker, the other services drop their caches on the change events; HTTP is the fallback without one
+  const overHttp = !config.AMQP_URL;
+  for (const m of [tag, choiceSet]) m.hooks.afterCommit = (ctx) => broadcastInvalidation(ctx, { overHttp });
   customField.hooks.afterCommit = async (ctx, changes) => {
     await applyCustomFieldChanges(ctx, changes);
-    await broadcastInvalidation(ctx);
+    await broadcastInvalidation(ctx, { overHttp });
   };
   tag.hooks.decorate = async (rows, out, { brief, service, q }) => {
     if (brief || !rows.length) return;

@@ -15,6 +15,8 @@ export interface GatewayConfig {
   LOGIN_REQUIRED: boolean;
   /** Enforced by the services; accepted here so one environment file serves every process. */
   EXEMPT_VIEW_PERMISSIONS: string;
+  /** RabbitMQ: token and session caches are dropped on the users service's change events (unset: on its HTTP calls). */
+  AMQP_URL?: string;
   /** How long a successful token verification is reused (0 = ask users every time). */
   TOKEN_CACHE_SECONDS: number;
   /** Signs browser session cookies (and CSRF tokens); unset: derived from INTERNAL_TOKEN_SECRET under a fixed label. */
@@ -50,6 +52,7 @@ export const gatewayConfig = Joi.object<GatewayConfig>({
   PUBLIC_URL: baseConfigSchema.PUBLIC_URL,
   LOGIN_REQUIRED: baseConfigSchema.LOGIN_REQUIRED,
   EXEMPT_VIEW_PERMISSIONS: baseConfigSchema.EXEMPT_VIEW_PERMISSIONS,
+  AMQP_URL: baseConfigSchema.AMQP_URL,
   TOKEN_CACHE_SECONDS: Joi.number().min(0).default(10),
   SESSION_SECRET: Joi.string().min(16).optional(),
   MAX_BODY_SIZE: baseConfigSchema.MAX_BODY_SIZE,

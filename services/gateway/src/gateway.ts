@@ -1,5 +1,6 @@
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { NotFound, createLogger, errorHandler, listen, parseServiceUrls, type Logger, type RunningServer } from '@inventory/core';
+import { subscribeChanges, type ChangeEvent, type ChangeSubscription } from '@inventory/events';
 import { ServiceClient } from '@inventory/refs';
 import { authenticate } from './auth';
 import type { GatewayConfig } from './config';
@@ -94,10 +95,23 @@ export function createGateway(config: GatewayConfig, opts: { log?: Logger } = {}
   app.use(errorHandler(log));
 
   let server: RunningServer | null = null;
+  let changes: ChangeSubscription | null = null;
+  const drop = (filter: AuthFilter) => tokens.invalidate(filter) + sessions.invalidate(filter);
   return {
     app,
     tokens,
     async start(port = config.PORT) {
+      if (config.AMQP_URL && !changes) {
+        // every gateway replica drops cached verifications and session users on the users service's change events
+        changes = subscribeChanges({
+          amqpUrl: config.AMQP_URL,
+          bindings: AUTH_EVENTS,
+          onEvent: (event) => void drop(authFilter(event)),
+          onConnect: () => void drop({}), // events may have been missed while disconnected
+          log,
+        });
+        await Promise.race([changes.ready, new Promise((r) => setTimeout(r, 5000).unref())]);
+      }
       server = await listen(withFastPath(app as unknown as RequestListener, { verifier: tokens, proxies, urls, log, trusted }), port, config.HOST);
       log.info({ port: server.port, services: Object.keys(urls) }, 'gateway listening');
       return server;
@@ -105,10 +119,27 @@ export function createGateway(config: GatewayConfig, opts: { log?: Logger } = {}
     async stop() {
       if (server) await server.close();
       server = null;
+      await changes?.stop();
+      changes = null;
       proxies.close();
       tokens.clear();
       sessions.clear();
       schema.clear();
     },
   };
+}
+
+/** The change events that may revoke what a cached token verification or session user granted. */
+export const AUTH_EVENTS = ['users.#', 'auth.#'];
+
+type AuthFilter = { token_ids?: number[]; user_ids?: number[] };
+
+/** What one users-service change event makes stale: a token, a user, or (groups, permissions...) everything. */
+export function authFilter(event: Pick<ChangeEvent, 'model' | 'object_id'>): AuthFilter {
+  const model = event.model.split('.').pop();
+  const id = Number(event.object_id);
+  if (!Number.isSafeInteger(id)) return {};
+  if (model === 'token') return { token_ids: [id] };
+  if (model === 'user') return { user_ids: [id] };
+  return {};
 }

@@ -1,4 +1,4 @@
-export { createGateway, type Gateway } from './gateway';
+export { createGateway, authFilter, AUTH_EVENTS, type Gateway } from './gateway';
 export { gatewayConfig, type GatewayConfig } from './config';
 export { parseAuthorization, TokenVerifier, type Credentials, type VerifiedToken } from './tokens';
 export { routeFor, SERVICE_AREAS, ROOT_AREAS } from './routing';

@@ -1,7 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseCookieHeader, serialize as serializeCookieValue } from 'cookie';
-import { HttpError, ServiceUnavailable, type Logger } from '@inventory/core';
+import { Cache, HttpError, ServiceUnavailable, type Logger } from '@inventory/core';
 import type { Identity } from '@inventory/auth';
 import type { ServiceClient } from '@inventory/refs';
 import { CsrfTokens, safeEqual } from './csrf';
@@ -146,52 +146,28 @@ function rememberSession(res: ServerResponse, session: ActiveSession | null): vo
  * Failures are not cached.
  */
 class SessionUsers {
-  private readonly entries = new Map<number, { identity: Identity; until: number }>();
-  private readonly pending = new Map<number, Promise<Identity | null>>();
-  /** Bumped by every invalidation: an answer asked for before one is not cached after it. */
-  private generation = 0;
+  private readonly entries: Cache<number, Identity>;
 
   constructor(
     private readonly users: ServiceClient,
-    private readonly ttlMs: number,
+    ttlMs: number,
     private readonly log: Logger,
-  ) {}
+  ) {
+    this.entries = new Cache({ max: MAX_ENTRIES, ttlMs });
+  }
 
   async identity(userId: number): Promise<Identity | null> {
-    const hit = this.entries.get(userId);
-    if (hit && hit.until > Date.now()) return hit.identity;
-    if (hit) this.entries.delete(userId);
-    const generation = this.generation;
-    let call = this.pending.get(userId);
-    if (!call) {
-      const fresh: Promise<Identity | null> = this.ask(userId).finally(() => {
-        if (this.pending.get(userId) === fresh) this.pending.delete(userId);
-      });
-      this.pending.set(userId, (call = fresh));
-    }
-    const identity = await call;
-    if (identity && generation === this.generation) this.remember(userId, identity);
-    return identity;
+    // the cache's generation rule: an answer asked for before an invalidation is not cached after it
+    return (await this.entries.load(userId, async () => (await this.ask(userId)) ?? undefined)) ?? null;
   }
 
   remember(userId: number, identity: Identity): void {
-    if (this.ttlMs <= 0) return;
-    if (!this.entries.has(userId) && this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value as number);
-    this.entries.set(userId, { identity, until: Date.now() + this.ttlMs });
+    this.entries.set(userId, identity);
   }
 
   invalidate(userIds: Set<number> | null): number {
-    this.generation++;
-    // a lookup under way may carry what was just changed: later requests ask again
-    this.pending.clear();
-    if (!userIds) {
-      const n = this.entries.size;
-      this.entries.clear();
-      return n;
-    }
-    let n = 0;
-    for (const id of userIds) if (this.entries.delete(id)) n++;
-    return n;
+    if (!userIds) return this.entries.clear();
+    return this.entries.deleteWhere((_identity, id) => userIds.has(id));
   }
 
   /** null when users refuses (unknown or inactive user): the session is then simply not valid. */

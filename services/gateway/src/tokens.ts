@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { HttpError, PermissionDenied, ServiceUnavailable, type Logger } from '@inventory/core';
+import { Cache, HttpError, PermissionDenied, ServiceUnavailable, type Logger } from '@inventory/core';
 import type { Identity } from '@inventory/auth';
 import type { ServiceClient } from '@inventory/refs';
 import { withTimeout } from './timeout';
@@ -49,68 +49,35 @@ const MAX_ENTRIES = 10_000;
  * same generation rule as the session users' cache.
  */
 export class TokenVerifier {
-  private readonly entries = new Map<string, { value: VerifiedToken; until: number }>();
-  private readonly pending = new Map<string, Promise<VerifiedToken>>();
-  /** Bumped by every invalidation: an answer asked for before one is not cached after it. */
-  private generation = 0;
+  private readonly entries: Cache<string, VerifiedToken>;
 
   constructor(
     private readonly users: ServiceClient,
-    private readonly ttlMs: number,
+    ttlMs: number,
     private readonly log: Logger,
-  ) {}
+  ) {
+    this.entries = new Cache({ max: MAX_ENTRIES, ttlMs });
+  }
 
   async verify(key: string, clientIp: string): Promise<VerifiedToken> {
     const id = createHash('sha256').update(key).update('\0').update(clientIp).digest('hex');
-    const now = Date.now();
-    const hit = this.entries.get(id);
-    if (hit && hit.until > now) return checkExpiry(hit.value, () => this.entries.delete(id));
-    if (hit) this.entries.delete(id);
-    const generation = this.generation;
     // concurrent requests with the same token share one call to users
-    let call = this.pending.get(id);
-    if (!call) {
-      const fresh: Promise<VerifiedToken> = this.ask(key, clientIp).finally(() => {
-        if (this.pending.get(id) === fresh) this.pending.delete(id);
-      });
-      this.pending.set(id, (call = fresh));
-    }
-    const value = await call;
-    if (this.ttlMs > 0 && generation === this.generation && !this.entries.has(id)) {
-      if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value as string);
-      this.entries.set(id, { value, until: Date.now() + this.ttlMs });
-    }
+    const value = (await this.entries.load(id, () => this.ask(key, clientIp)))!;
     return checkExpiry(value, () => this.entries.delete(id));
   }
 
   /**
    * Drops cached verifications: all of them, or those of the named tokens or
-   * users (the users service calls this when tokens, users or permissions change).
+   * users (on the users service's change events).
    */
   invalidate(filter: { token_ids?: number[]; user_ids?: number[] } = {}): number {
-    this.generation++;
-    // a verification under way may carry what was just changed: later requests ask again
-    this.pending.clear();
     const tokens = new Set((filter.token_ids ?? []).map(Number));
     const users = new Set((filter.user_ids ?? []).map(Number));
-    if (tokens.size === 0 && users.size === 0) {
-      const n = this.entries.size;
-      this.entries.clear();
-      return n;
-    }
-    let n = 0;
-    for (const [id, { value }] of this.entries) {
-      if (tokens.has(value.tokenId) || (value.identity.user && users.has(value.identity.user.id))) {
-        this.entries.delete(id);
-        n++;
-      }
-    }
-    return n;
+    if (tokens.size === 0 && users.size === 0) return this.entries.clear();
+    return this.entries.deleteWhere((value) => tokens.has(value.tokenId) || (!!value.identity.user && users.has(value.identity.user.id)));
   }
 
   clear(): void {
-    this.generation++;
-    this.pending.clear();
     this.entries.clear();
   }
 

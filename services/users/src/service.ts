@@ -11,7 +11,8 @@ import { SignInThrottle } from './throttle';
 export function createService(config: BaseConfig & Partial<AuthRateLimits>): RestService {
   const limits = authRateLimits(config);
   // any change here may revoke what a cached token verification granted
-  for (const m of models) m.hooks.afterCommit = (ctx) => announceAuthChange(ctx);
+  // (with a broker the gateways drop their caches on the change events; the HTTP call is the fallback without one)
+  for (const m of models) m.hooks.afterCommit = config.AMQP_URL ? undefined : (ctx) => announceAuthChange(ctx);
   return createRestService({
     name: 'users',
     area: 'users',

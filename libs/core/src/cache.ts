@@ -1,0 +1,95 @@
+import { LRUCache } from 'lru-cache';
+
+export interface CacheOptions {
+  /** Most entries kept (least recently used go first). */
+  max: number;
+  /** How long an entry is served (ms); 0 or less: nothing is cached. */
+  ttlMs: number;
+}
+
+/**
+ * A bounded, time-limited cache (on `lru-cache`) whose entries are dropped
+ * when a change event says they are stale (`delete`, `clear`).
+ *
+ * The generation rule: every `delete`/`clear` bumps a generation and forgets
+ * the loads in flight; a load started before that is not cached after it
+ * (it may carry what was just changed), so a later request asks again.
+ */
+export class Cache<K extends NonNullable<unknown>, V extends NonNullable<unknown>> {
+  private readonly lru: LRUCache<K, V> | null;
+  private readonly pending = new Map<K, Promise<V | undefined>>();
+  private generation = 0;
+
+  constructor(o: CacheOptions) {
+    this.lru = o.ttlMs > 0 ? new LRUCache<K, V>({ max: o.max, ttl: o.ttlMs }) : null;
+  }
+
+  get(key: K): V | undefined {
+    return this.lru?.get(key);
+  }
+
+  set(key: K, value: V): void {
+    this.lru?.set(key, value);
+  }
+
+  get size(): number {
+    return this.lru?.size ?? 0;
+  }
+
+  /** The generation now: pass it to `setIf` after a load of your own. */
+  get current(): number {
+    return this.generation;
+  }
+
+  /** Caches `value` only when nothing was dropped since `generation` was read. */
+  setIf(generation: number, key: K, value: V): void {
+    if (generation === this.generation) this.set(key, value);
+  }
+
+  /**
+   * The cached value, or what `loader` answers (concurrent callers of one key
+   * share one load; `undefined` and failures are not cached).
+   */
+  async load(key: K, loader: (key: K) => Promise<V | undefined>): Promise<V | undefined> {
+    const hit = this.get(key);
+    if (hit !== undefined) return hit;
+    const generation = this.generation;
+    let call = this.pending.get(key);
+    if (!call) {
+      const fresh: Promise<V | undefined> = loader(key).finally(() => {
+        if (this.pending.get(key) === fresh) this.pending.delete(key);
+      });
+      this.pending.set(key, (call = fresh));
+    }
+    const value = await call;
+    if (value !== undefined) this.setIf(generation, key, value);
+    return value;
+  }
+
+  /** Drops one entry (true when there was one). */
+  delete(key: K): boolean {
+    this.generation++;
+    this.pending.delete(key);
+    return this.lru?.delete(key) ?? false;
+  }
+
+  /** Drops the entries whose key or value `match` accepts; the number dropped. */
+  deleteWhere(match: (value: V, key: K) => boolean): number {
+    this.generation++;
+    this.pending.clear();
+    if (!this.lru) return 0;
+    const doomed: K[] = [];
+    for (const [k, v] of this.lru.entries()) if (match(v, k)) doomed.push(k);
+    for (const k of doomed) this.lru.delete(k);
+    return doomed.length;
+  }
+
+  /** Drops everything; the number of entries dropped. */
+  clear(): number {
+    this.generation++;
+    this.pending.clear();
+    const n = this.size;
+    this.lru?.clear();
+    return n;
+  }
+}

@@ -1,0 +1,51 @@
+import amqp from 'amqplib';
+import { EVENTS_EXCHANGE, declareEventsExchange, routingKey, subscribeChanges, type ChangeEvent, type ChangeSubscription } from '@inventory/events';
+import { startBroker } from '@inventory/testkit';
+import { sampleEvent, silent, until } from './fixtures';
+
+let broker: { url: string; stop(): Promise<void> };
+beforeAll(async () => {
+  broker = await startBroker();
+}, 120_000);
+afterAll(async () => {
+  await broker?.stop();
+});
+
+async function publish(event: ChangeEvent): Promise<void> {
+  const conn = await amqp.connect(broker.url);
+  const ch = await conn.createConfirmChannel();
+  await declareEventsExchange(ch);
+  ch.publish(EVENTS_EXCHANGE, routingKey(event), Buffer.from(JSON.stringify(event)), { messageId: event.id });
+  await ch.waitForConfirms();
+  await conn.close();
+}
+
+test('when two processes subscribe to the same patterns, then each gets every matching event, and none other', async () => {
+  const got: ChangeEvent[][] = [[], []];
+  const subs: ChangeSubscription[] = got.map((list) =>
+    subscribeChanges({ amqpUrl: broker.url, bindings: ['extras.tag.#'], onEvent: (e) => void list.push(e), log: silent }),
+  );
+  try {
+    await Promise.all(subs.map((s) => s.ready));
+    await publish(sampleEvent('extras.webhook', 1));
+    const tag = sampleEvent('extras.tag', 7, 'updated');
+    await publish(tag);
+    await until(() => got.every((l) => l.length >= 1));
+    await new Promise((r) => setTimeout(r, 200));
+    for (const list of got) expect(list.map((e) => e.id)).toEqual([tag.id]);
+  } finally {
+    await Promise.all(subs.map((s) => s.stop()));
+  }
+});
+
+test('when a subscription stops, then its queue goes and it gets nothing more', async () => {
+  const got: ChangeEvent[] = [];
+  let connects = 0;
+  const sub = subscribeChanges({ amqpUrl: broker.url, bindings: ['#'], onEvent: (e) => void got.push(e), onConnect: () => connects++, log: silent });
+  await sub.ready;
+  expect(connects).toBe(1);
+  await sub.stop();
+  await publish(sampleEvent('users.user', 3));
+  await new Promise((r) => setTimeout(r, 200));
+  expect(got).toEqual([]);
+});
