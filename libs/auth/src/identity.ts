@@ -1,6 +1,6 @@
 import { createSecretKey, type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
-import { PermissionDenied } from '@inventory/core';
+import { Cache, PermissionDenied } from '@inventory/core';
 
 /** Header that carries the internal identity token from the gateway (or a calling service). */
 export const IDENTITY_HEADER = 'x-identity';
@@ -52,20 +52,20 @@ export function signIdentity(secret: string, identity: Identity, ttlSeconds: num
 }
 
 /**
- * Tokens already verified, until they expire (bounded; the gateway reuses each
- * token for many requests). Each entry keeps the token's audience: a hit counts
- * only for the service the token names.
+ * Tokens already verified (keyed by secret and token), each until its `exp`:
+ * the gateway reuses each token for many requests. Each entry keeps the
+ * token's audience: a hit counts only for the service the token names.
  */
-const verifiedBySecret = new Map<string, Map<string, { identity: Identity; exp: number; aud: string }>>();
-const MAX_VERIFIED = 10_000;
+// every entry is set with its own TTL (the token's remaining life): ttlMs here only enables the cache
+const verified = new Cache<string, { identity: Identity; exp: number; aud: string }>({ max: 10_000, ttlMs: 60_000 });
 
 /** The identity in a token signed with `secret` for `audience` (the verifying service's own name); 403 otherwise. */
 export function verifyIdentity(secret: string, token: string | undefined, audience: string): Identity {
   if (!token) throw new PermissionDenied('Authentication credentials were not provided.');
   if (typeof audience !== 'string' || !audience) throw new PermissionDenied('Invalid identity token.');
-  let verified = verifiedBySecret.get(secret);
-  if (!verified) verifiedBySecret.set(secret, (verified = new Map()));
-  const hit = verified.get(token);
+  const cacheKey = `${secret}\0${token}`;
+  const hit = verified.get(cacheKey);
+  // the exp check too: the entry's TTL runs on a monotonic clock, exp (as jwt.verify) on the wall clock
   if (hit && hit.aud === audience && hit.exp > Date.now() / 1000) return hit.identity;
   let payload: Identity & { aud?: unknown; exp?: number };
   try {
@@ -76,8 +76,8 @@ export function verifyIdentity(secret: string, token: string | undefined, audien
   // exactly one audience: a token naming several services is for none of them
   if (payload.aud !== audience) throw new PermissionDenied('Invalid identity token.');
   const identity: Identity = { user: payload.user, token: payload.token, permissions: payload.permissions ?? [], service: payload.service };
-  if (verified.size >= MAX_VERIFIED) verified.delete(verified.keys().next().value as string);
-  verified.set(token, { identity, exp: payload.exp ?? 0, aud: audience });
+  const exp = payload.exp ?? 0;
+  verified.set(cacheKey, { identity, exp, aud: audience }, exp * 1000 - Date.now());
   return identity;
 }
 

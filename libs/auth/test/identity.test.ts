@@ -40,6 +40,18 @@ describe('identity tokens name their audience', () => {
     expect(() => verifyIdentity(SECRET, token, '')).toThrow(INVALID);
   });
 
+  test('when a verified (and cached) token has expired, then it is refused', () => {
+    const token = signIdentity(SECRET, user, 60, 'tenancy');
+    expect(verifyIdentity(SECRET, token, 'tenancy').user?.id).toBe(7);
+    const later = Date.now() + 61_000;
+    const now = jest.spyOn(Date, 'now').mockReturnValue(later);
+    try {
+      expect(() => verifyIdentity(SECRET, token, 'tenancy')).toThrow(INVALID);
+    } finally {
+      now.mockRestore();
+    }
+  });
+
   test('when a token is signed without an audience, then signing fails', () => {
     expect(() => signIdentity(SECRET, user, 60, '')).toThrow(/audience/);
     expect(() => signIdentity(SECRET, user, 60, undefined as unknown as string)).toThrow(/audience/);

@@ -3,8 +3,14 @@ import { LRUCache } from 'lru-cache';
 export interface CacheOptions {
   /** Most entries kept (least recently used go first). */
   max: number;
-  /** How long an entry is served (ms); 0 or less: nothing is cached. */
+  /** How long an entry is served (ms) unless set with a TTL of its own; 0 or less: nothing is cached. */
   ttlMs: number;
+}
+
+/** What a `loadWithTtl` loader answers: the value and, optionally, its own TTL. */
+export interface Loaded<V> {
+  value: V;
+  ttlMs?: number;
 }
 
 /**
@@ -17,7 +23,7 @@ export interface CacheOptions {
  */
 export class Cache<K extends NonNullable<unknown>, V extends NonNullable<unknown>> {
   private readonly lru: LRUCache<K, V> | null;
-  private readonly pending = new Map<K, Promise<V | undefined>>();
+  private readonly pending = new Map<K, Promise<Loaded<V> | undefined>>();
   private generation = 0;
 
   constructor(o: CacheOptions) {
@@ -28,8 +34,14 @@ export class Cache<K extends NonNullable<unknown>, V extends NonNullable<unknown
     return this.lru?.get(key);
   }
 
-  set(key: K, value: V): void {
-    this.lru?.set(key, value);
+  /**
+   * `ttlMs` overrides the cache's TTL for this entry; 0 or less caches
+   * nothing (and drops what the key held: lru-cache would keep a 0 TTL forever).
+   */
+  set(key: K, value: V, ttlMs?: number): void {
+    if (ttlMs === undefined) this.lru?.set(key, value);
+    else if (ttlMs > 0) this.lru?.set(key, value, { ttl: ttlMs });
+    else this.lru?.delete(key);
   }
 
   get size(): number {
@@ -41,9 +53,9 @@ export class Cache<K extends NonNullable<unknown>, V extends NonNullable<unknown
     return this.generation;
   }
 
-  /** Caches `value` only when nothing was dropped since `generation` was read. */
-  setIf(generation: number, key: K, value: V): void {
-    if (generation === this.generation) this.set(key, value);
+  /** Caches `value` (as `set` does) only when nothing was dropped since `generation` was read. */
+  setIf(generation: number, key: K, value: V, ttlMs?: number): void {
+    if (generation === this.generation) this.set(key, value, ttlMs);
   }
 
   /**
@@ -51,19 +63,31 @@ export class Cache<K extends NonNullable<unknown>, V extends NonNullable<unknown
    * share one load; `undefined` and failures are not cached).
    */
   async load(key: K, loader: (key: K) => Promise<V | undefined>): Promise<V | undefined> {
+    return this.loadWithTtl(key, async (k) => {
+      const value = await loader(k);
+      return value === undefined ? undefined : { value };
+    });
+  }
+
+  /**
+   * `load` for a loader that decides how long its answer is kept: it resolves
+   * to `{ value, ttlMs }` (`ttlMs` as in `set`; omitted: the cache's TTL).
+   */
+  async loadWithTtl(key: K, loader: (key: K) => Promise<Loaded<V> | undefined>): Promise<V | undefined> {
     const hit = this.get(key);
     if (hit !== undefined) return hit;
     const generation = this.generation;
     let call = this.pending.get(key);
     if (!call) {
-      const fresh: Promise<V | undefined> = loader(key).finally(() => {
+      const fresh: Promise<Loaded<V> | undefined> = loader(key).finally(() => {
         if (this.pending.get(key) === fresh) this.pending.delete(key);
       });
       this.pending.set(key, (call = fresh));
     }
-    const value = await call;
-    if (value !== undefined) this.setIf(generation, key, value);
-    return value;
+    const loaded = await call;
+    if (loaded === undefined) return undefined;
+    this.setIf(generation, key, loaded.value, loaded.ttlMs);
+    return loaded.value;
   }
 
   /** Drops one entry (true when there was one). */

@@ -52,6 +52,7 @@ export const baseConfigSchema = {
   QUERY_COUNT_HEADER: bool.default(false),
   MAX_BODY_SIZE: Joi.number().integer().min(1024).default(10 * 1024 * 1024),
   AMQP_URL: Joi.string().uri({ scheme: ['amqp', 'amqps'] }).optional(),
+  CHANGELOG_RETENTION: Joi.number().integer().min(0).default(90),
 };
 
 export interface BaseConfig {
@@ -76,6 +77,12 @@ export interface BaseConfig {
   MAX_BODY_SIZE: number;
   /** RabbitMQ: change events are relayed there (unset: they wait in the outbox). */
   AMQP_URL?: string;
+  /**
+   * Days changes are kept (NetBox's CHANGELOG_RETENTION; 0 keeps them forever):
+   * extras' change log, and each service's sent outbox rows, which its
+   * by-request filters read.
+   */
+  CHANGELOG_RETENTION: number;
 }
 
 export const baseConfig = Joi.object<BaseConfig>(baseConfigSchema);

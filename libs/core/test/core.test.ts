@@ -1,4 +1,4 @@
-import { baseConfig, readConfig, ConfigError, createApp, createLogger, listen, ValidationError, NotFound, Conflict, currentContext } from '@inventory/core';
+import { Cache, baseConfig, readConfig, ConfigError, createApp, createLogger, listen, ValidationError, NotFound, Conflict, currentContext } from '@inventory/core';
 
 describe('configuration', () => {
   const good = { DATABASE_URL: 'postgres://u:p@127.0.0.1:5432/db', INTERNAL_TOKEN_SECRET: 'x'.repeat(32) };
@@ -67,5 +67,73 @@ describe('HTTP bootstrap', () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+describe('Cache: per-entry TTL', () => {
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  test('when an entry is set with its own TTL, then it expires on that TTL, shorter or longer than the cache\'s', async () => {
+    const cache = new Cache<string, number>({ max: 10, ttlMs: 150 });
+    cache.set('short', 1, 10);
+    cache.set('default', 2);
+    cache.set('long', 3, 10_000);
+    expect([cache.get('short'), cache.get('default'), cache.get('long')]).toEqual([1, 2, 3]);
+    await sleep(50);
+    expect([cache.get('short'), cache.get('default'), cache.get('long')]).toEqual([undefined, 2, 3]);
+    await sleep(150);
+    expect([cache.get('short'), cache.get('default'), cache.get('long')]).toEqual([undefined, undefined, 3]);
+  });
+
+  test('when the TTL is 0 or less, then nothing is cached and what the key held is dropped', () => {
+    const cache = new Cache<string, number>({ max: 10, ttlMs: 10_000 });
+    cache.set('a', 1);
+    cache.set('a', 2, 0);
+    cache.set('b', 3, -5);
+    expect([cache.get('a'), cache.get('b'), cache.size]).toEqual([undefined, undefined, 0]);
+  });
+
+  test('when setIf is given a TTL, then it applies it, and still caches nothing after a drop', async () => {
+    const cache = new Cache<string, number>({ max: 10, ttlMs: 10_000 });
+    const generation = cache.current;
+    cache.setIf(generation, 'a', 1, 10);
+    expect(cache.get('a')).toBe(1);
+    await sleep(25);
+    expect(cache.get('a')).toBeUndefined();
+    cache.delete('other');
+    cache.setIf(generation, 'a', 2, 10_000);
+    expect(cache.get('a')).toBeUndefined();
+  });
+
+  test('when a loader answers its own TTL, then concurrent callers share the load and the answer is kept that long', async () => {
+    const cache = new Cache<string, string>({ max: 10, ttlMs: 10_000 });
+    let calls = 0;
+    const loader = async (key: string) => {
+      calls++;
+      await sleep(5);
+      return { value: `${key}${calls}`, ttlMs: 50 };
+    };
+    expect(await Promise.all([cache.loadWithTtl('k', loader), cache.loadWithTtl('k', loader)])).toEqual(['k1', 'k1']);
+    expect(await cache.loadWithTtl('k', loader)).toBe('k1');
+    expect(calls).toBe(1);
+    await sleep(80);
+    expect(await cache.loadWithTtl('k', loader)).toBe('k2');
+    // without ttlMs the cache's TTL applies; undefined is not cached
+    expect(await cache.loadWithTtl('d', async () => ({ value: 'd' }))).toBe('d');
+    await sleep(30);
+    expect(cache.get('d')).toBe('d');
+    expect(await cache.loadWithTtl('u', async () => undefined)).toBeUndefined();
+    expect(cache.size).toBe(2);
+  });
+
+  test('when the cache is cleared while a load with a TTL is in flight, then its answer is returned but not kept', async () => {
+    const cache = new Cache<string, string>({ max: 10, ttlMs: 10_000 });
+    const load = cache.loadWithTtl('k', async () => {
+      await sleep(5);
+      return { value: 'stale', ttlMs: 10_000 };
+    });
+    cache.clear();
+    expect(await load).toBe('stale');
+    expect(cache.get('k')).toBeUndefined();
   });
 });

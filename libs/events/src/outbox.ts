@@ -9,7 +9,11 @@ import type { ChangeEvent } from './envelope';
  */
 export const OUTBOX_TABLE = '_outbox';
 
-/** The DDL of the outbox, as of its first migration (frozen there; the live schema derives from this too). */
+/**
+ * The DDL of the outbox as it is now (the live schema derives from this; each
+ * migration froze its own copy): the table, then the indexes of the by-request
+ * filters (libs/rest filters.ts) and of pruning sent rows.
+ */
 export function outboxStatements(schema: string): string[] {
   const t = `${quoteIdent(schema)}.${quoteIdent(OUTBOX_TABLE)}`;
   return [
@@ -29,6 +33,8 @@ export function outboxStatements(schema: string): string[] {
     )`,
     `CREATE UNIQUE INDEX "_outbox_id_uniq" ON ${t} ("id")`,
     `CREATE INDEX "_outbox_unsent_idx" ON ${t} ("seq") WHERE "sent_at" IS NULL`,
+    `CREATE INDEX "_outbox_request_id_idx" ON ${t} ("request_id")`,
+    `CREATE INDEX "_outbox_sent_at_idx" ON ${t} ("sent_at") WHERE "sent_at" IS NOT NULL`,
   ];
 }
 

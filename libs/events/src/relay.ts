@@ -17,7 +17,7 @@ export interface RelayOptions {
   batchSize?: number;
   /** Safety-net poll when no notification arrives (ms). */
   pollMs?: number;
-  /** Sent rows are deleted after this long (hours). */
+  /** Sent rows are deleted after this long (hours; default 24; 0 keeps them). */
   retentionHours?: number;
 }
 
@@ -84,7 +84,8 @@ export class OutboxRelay {
 
   /** Becomes the publishing relay of this schema, then drains until stopped (throws on any connection failure). */
   private async serve(): Promise<void> {
-    const db = new pg.Client({ connectionString: this.o.databaseUrl });
+    // named, so operators (and tests) can find the relay's session in pg_stat_activity
+    const db = new pg.Client({ connectionString: this.o.databaseUrl, application_name: `outbox-relay:${this.o.schema}` });
     this.db = db;
     db.on('error', () => this.nudge());
     await db.connect();
@@ -150,10 +151,11 @@ export class OutboxRelay {
   }
 
   private async prune(db: pg.Client): Promise<void> {
-    if (Date.now() - this.lastPrune < 600_000) return;
+    const hours = this.o.retentionHours ?? 24;
+    if (hours <= 0 || Date.now() - this.lastPrune < 600_000) return;
     this.lastPrune = Date.now();
     const table = `${quoteIdent(this.o.schema)}.${quoteIdent(OUTBOX_TABLE)}`;
-    await db.query(`DELETE FROM ${table} WHERE sent_at < now() - make_interval(hours => $1)`, [this.o.retentionHours ?? 24]);
+    await db.query(`DELETE FROM ${table} WHERE sent_at < now() - make_interval(hours => $1)`, [hours]);
   }
 
   private sleep(ms: number): Promise<void> {

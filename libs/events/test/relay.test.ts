@@ -97,10 +97,14 @@ test('when two relays run for one service, then exactly one publishes and every 
 });
 
 /** A TCP proxy in front of the broker that the test can cut: an outage as the relay sees it. */
-async function cuttableProxy(target: URL): Promise<{ url: string; down(): void; up(): void; close(): Promise<void> }> {
+async function cuttableProxy(
+  target: URL,
+): Promise<{ url: string; down(): void; up(): void; hold(): void; release(): void; close(): Promise<void> }> {
   const net = await import('node:net');
   const sockets = new Set<import('node:net').Socket>();
   let isDown = false;
+  /** While held, the broker's bytes (confirms, heartbeats) are kept back from the client; the client's still go through. */
+  let held: Array<() => void> | null = null;
   const server = net.createServer((client) => {
     if (isDown) return void client.destroy();
     const upstream = net.connect(Number(target.port || 5672), target.hostname);
@@ -110,7 +114,7 @@ async function cuttableProxy(target: URL): Promise<{ url: string; down(): void; 
       s.on('error', () => undefined);
     }
     client.pipe(upstream);
-    upstream.pipe(client);
+    upstream.on('data', (chunk: Buffer) => (held ? held.push(() => client.write(chunk)) : client.write(chunk)));
     client.on('close', () => upstream.destroy());
     upstream.on('close', () => client.destroy());
   });
@@ -122,10 +126,19 @@ async function cuttableProxy(target: URL): Promise<{ url: string; down(): void; 
     url: url.toString(),
     down() {
       isDown = true;
+      held = null; // what was held back dies with the connections
       for (const s of sockets) s.destroy();
     },
     up() {
       isDown = false;
+    },
+    hold() {
+      held ??= [];
+    },
+    release() {
+      const queued = held ?? [];
+      held = null;
+      for (const write of queued) write();
     },
     close: () => new Promise<void>((r) => server.close(() => r())),
   };
@@ -156,3 +169,72 @@ test('when the broker goes away during 1,000 writes, then every write commits, a
     await proxy.close();
   }
 }, 60_000);
+
+test('when the relay is killed mid-batch (published, confirms not back, rows unmarked), then a replacement publishes the batch again with the same ids and nothing is lost', async () => {
+  const seen = await listen('test.killed', 'dcim.device.*');
+  const proxy = await cuttableProxy(new URL(broker.url));
+  const first = new OutboxRelay({ databaseUrl: db.url, schema: SCHEMA, amqpUrl: proxy.url, log: silent, pollMs: 200, batchSize: 500 });
+  let replacement: OutboxRelay | null = null;
+  first.start();
+  try {
+    const warmUp = sampleEvent('dcim.device', 0);
+    await write([warmUp]);
+    await until(() => seen.ids.includes(warmUp.id)); // connected, publishing, confirmed
+    await until(async () => (await unsent()) === 0);
+    // the broker receives the next batch, but its confirms never reach the relay
+    proxy.hold();
+    const batch = Array.from({ length: 500 }, (_, i) => sampleEvent('dcim.device', i + 1));
+    await write(batch); // one transaction: one batch
+    await until(() => seen.ids.length >= 501);
+    expect(await unsent()).toBe(500); // published, not marked: the relay waits on its confirms
+
+    // the crash: its database session goes (and its advisory lock with it), its broker connection drops
+    proxy.down();
+    const { rows: killed } = await pool.query(
+      `SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()`,
+      [`outbox-relay:${SCHEMA}`],
+    );
+    expect(killed.length).toBeGreaterThanOrEqual(1);
+    await first.stop(); // dead: it never connects again
+    const publishedByFirst = first.published;
+    expect(publishedByFirst).toBe(1); // the warm-up only: the batch was never marked
+
+    replacement = new OutboxRelay({ databaseUrl: db.url, schema: SCHEMA, amqpUrl: broker.url, log: silent, pollMs: 200 });
+    replacement.start();
+    const more = Array.from({ length: 500 }, (_, i) => sampleEvent('dcim.device', 501 + i));
+    for (let i = 0; i < more.length; i += 50) await write(more.slice(i, i + 50));
+    const written = [warmUp, ...batch, ...more];
+    await until(() => new Set(seen.ids).size >= written.length, 30_000);
+    await until(async () => (await unsent()) === 0);
+    await new Promise((r) => setTimeout(r, 500));
+
+    expect(new Set(seen.ids)).toEqual(new Set(written.map((e) => e.id)));
+    // every delivery (a duplicate too) carries its event's own id
+    for (const [i, e] of seen.got.entries()) expect(e.id).toBe(seen.ids[i]);
+    const duplicates = seen.ids.length - new Set(seen.ids).size;
+    // the killed batch went out twice, and only it
+    expect(duplicates).toBe(500);
+    const twice = new Set(seen.ids.filter((id, i) => seen.ids.indexOf(id) !== i));
+    expect(twice).toEqual(new Set(batch.map((e) => e.id)));
+    expect(replacement.published).toBe(1000);
+    expect(first.published).toBe(publishedByFirst);
+    const { rows: sessions } = await pool.query(
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()`,
+      [`outbox-relay:${SCHEMA}`],
+    );
+    expect(sessions[0].n).toBe(1); // the replacement's: the dead relay did not come back
+    console.log(
+      `relay killed mid-batch: written ${written.length}, marked sent by the killed relay ${publishedByFirst} and by its replacement ${replacement.published}, ` +
+        `delivered ${seen.ids.length}, consumed ${new Set(seen.ids).size} distinct, duplicates ${duplicates}`,
+    );
+  } finally {
+    await first.stop();
+    await replacement?.stop();
+    await proxy.close();
+  }
+}, 60_000);
+
+async function unsent(): Promise<number> {
+  const { rows } = await pool.query(`SELECT count(*)::int AS unsent FROM ${SCHEMA}._outbox WHERE sent_at IS NULL`);
+  return rows[0].unsent;
+}

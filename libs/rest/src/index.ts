@@ -28,3 +28,4 @@ export * from './urls';
 export * from './format';
 export * from './introspect';
 export * from './changes';
+export * from './customfield-data';

@@ -5,8 +5,10 @@ import { serviceAsyncApi } from './asyncapi';
 import { fieldOf, TEXT_TYPES } from './fields';
 import { filtersFor, keyResolver } from './filters';
 import type { ModelDef } from './model';
+import { rewriteCustomFieldData, type CustomFieldDataOp } from './customfield-data';
 import { COMMON_SCHEMAS, modelOpenApi } from './openapi';
 import { resolveLocal } from './relations';
+import { identityOf } from './request';
 import { areaOf, type ServiceContext } from './registry';
 import { TAGGED_ITEM_TABLE } from './schema';
 import { nestedFor } from './serialize';
@@ -98,10 +100,13 @@ export function mountInternal(app: Express, ctx: ServiceContext): void {
   app.post('/internal/custom-fields/data', async (req, res) => {
     const b = body(req);
     const types = strings(b, 'content_types');
+    // a definition changed: this process stops rendering the old one now (every process does on its event)
+    ctx.extras.invalidate();
+    const op = { op: String(b.op), name: String(b.name), default: b.default, new_name: typeof b.new_name === 'string' ? b.new_name : undefined } as CustomFieldDataOp;
     let updated = 0;
     for (const m of ctx.models.values()) {
       if (!m.customFields || !types.includes(m.label)) continue;
-      updated += await rewriteCustomFieldData(ctx, m, String(b.op), String(b.name), b);
+      updated += await rewriteCustomFieldData(ctx, m, op, identityOf(res));
     }
     res.json({ updated });
   });
@@ -110,10 +115,6 @@ export function mountInternal(app: Express, ctx: ServiceContext): void {
       sql`SELECT DISTINCT tag_id FROM ${raw(ctx.db.table(TAGGED_ITEM_TABLE))} WHERE content_type = ANY(${strings(body(req), 'content_types')}::text[])`,
     );
     res.json({ ids: rows.map((r) => Number(r.tag_id)) });
-  });
-  app.post('/internal/cache/invalidate', (_req, res) => {
-    ctx.extras.invalidate();
-    res.json({ ok: true });
   });
   app.get('/internal/openapi', async (_req, res) => {
     const paths: Record<string, unknown> = {};
@@ -132,26 +133,4 @@ export function mountInternal(app: Express, ctx: ServiceContext): void {
     for (const m of ctx.models.values()) Object.assign(schemas, modelOpenApi(m, areaOf(m, ctx), ctx.models, []).schemas);
     res.json(serviceAsyncApi(ctx.models.values(), schemas));
   });
-}
-
-/**
- * NetBox's side effects of editing a custom field, applied to stored values:
- * `populate` writes the default into objects that lack the key (a content type
- * was added), `remove` drops the key, `rename` moves it.
- */
-export async function rewriteCustomFieldData(ctx: ServiceContext, m: ModelDef, op: string, name: string, b: { default?: unknown; new_name?: string }): Promise<number> {
-  const table = raw(ctx.db.table(m.table));
-  let rows: Record<string, unknown>[] = [];
-  if (op === 'populate') {
-    rows = await ctx.db.query(
-      sql`UPDATE ${table} SET custom_field_data = custom_field_data || jsonb_build_object(${name}::text, ${JSON.stringify(b.default ?? null)}::jsonb) WHERE NOT custom_field_data ? ${name} RETURNING id`,
-    );
-  } else if (op === 'remove') {
-    rows = await ctx.db.query(sql`UPDATE ${table} SET custom_field_data = custom_field_data - ${name}::text WHERE custom_field_data ? ${name} RETURNING id`);
-  } else if (op === 'rename' && b.new_name) {
-    rows = await ctx.db.query(
-      sql`UPDATE ${table} SET custom_field_data = (custom_field_data - ${name}::text) || jsonb_build_object(${b.new_name}::text, custom_field_data -> ${name}::text) WHERE custom_field_data ? ${name} RETURNING id`,
-    );
-  } else throw new ValidationError({ op: [`Unknown operation ${op}.`] });
-  return rows.length;
 }

@@ -109,7 +109,14 @@ export function createRestService(opts: RestServiceOptions): RestService {
   });
 
   // the outbox is relayed when a broker is configured; without one, events wait in it
-  const relay = config.AMQP_URL ? new OutboxRelay({ databaseUrl: config.DATABASE_URL, schema: opts.name, amqpUrl: config.AMQP_URL, log }) : null;
+  const relay = config.AMQP_URL ? new OutboxRelay({
+        databaseUrl: config.DATABASE_URL,
+        schema: opts.name,
+        amqpUrl: config.AMQP_URL,
+        log,
+        // sent rows stay as long as the change log keeps changes: the by-request filters read them
+        retentionHours: config.CHANGELOG_RETENTION * 24,
+      }) : null;
   let server: RunningServer | null = null;
   let changes: ChangeSubscription | null = null;
   return {

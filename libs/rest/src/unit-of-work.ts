@@ -60,10 +60,7 @@ export async function runWrite(
       const earlier = await claimKey(ctx, tx, identity, key, print);
       if (earlier) return { earlier };
     }
-    if (model.tree) await lockTree(tx, model);
-    const wctx = writeContext(ctx, tx, identity, baseUrl(req, ctx.settings.publicUrl));
-    const applied = await work(wctx);
-    const recorded = await recordChanges(ctx, model, wctx, applied.touched);
+    const { applied, recorded } = await applyIn(ctx, model, writeContext(ctx, tx, identity, baseUrl(req, ctx.settings.publicUrl)), work);
     if (key) await recordApplied(ctx, tx, identity, key, applied);
     return { applied, recorded };
   });
@@ -76,6 +73,37 @@ export async function runWrite(
   const answer = await respond(applied, recorded);
   if (key) await recordAnswer(ctx, identity, key, answer);
   send(res, applied.status, answer);
+}
+
+/**
+ * A write that no REST request starts (token provisioning, the first
+ * superuser, custom-field data rewrites): the same pipeline as `runWrite`,
+ * without an idempotency key or an answer. Resolves after the commit and the
+ * model's afterCommit hook, with what `work` returned and the changes recorded.
+ */
+export async function runChange<T extends { touched: Touched }>(
+  ctx: ServiceContext,
+  model: ModelDef,
+  identity: Identity,
+  work: (wctx: WriteContext) => Promise<T>,
+  base = '',
+): Promise<{ applied: T; recorded: Recorded }> {
+  const outcome = await ctx.db.transaction((tx) => applyIn(ctx, model, writeContext(ctx, tx, identity, base), work));
+  if (model.hooks.afterCommit && outcome.recorded.changes.length) await model.hooks.afterCommit(ctx, outcome.recorded.changes);
+  return outcome;
+}
+
+/** The pipeline inside the transaction: the tree lock, the work, then each touched object's change and event. */
+async function applyIn<T extends { touched: Touched }>(
+  ctx: ServiceContext,
+  model: ModelDef,
+  wctx: WriteContext,
+  work: (wctx: WriteContext) => Promise<T>,
+): Promise<{ applied: T; recorded: Recorded }> {
+  if (model.tree) await lockTree(wctx.tx, model);
+  const applied = await work(wctx);
+  const recorded = await recordChanges(ctx, model, wctx, applied.touched);
+  return { applied, recorded };
 }
 
 function send(res: Response, status: number, answer: Answer): void {

@@ -24,10 +24,11 @@ function claimVhost(): string | undefined {
 }
 
 /**
- * A RabbitMQ for a suite that watches events, to itself: a fresh virtual host
- * on the run's broker (so the change events every `bootStack` relays to the
- * default one, and other suites' queues, never reach it), or when there is
- * none to claim (a Docker or external broker, all taken) a broker of its own.
+ * A RabbitMQ to itself, for a stack (`bootStack` takes one unless given an
+ * AMQP_URL) or a suite that watches events: a fresh virtual host on the
+ * run's broker (so no other suite's events or queues reach it), or when
+ * there is none to claim (a Docker or external broker, all taken) a broker
+ * of its own.
  */
 export async function startBroker(): Promise<{ url: string; stop(): Promise<void> }> {
   const vhostUrl = claimVhost();

@@ -4,8 +4,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { startPostgres, startRabbitMQ } from '../../infra/src';
 
-/** Virtual hosts on the run's broker, one per suite that asks `startBroker()` for its own. */
-const SUITE_VHOSTS = Array.from({ length: 16 }, (_, i) => `suite-${i + 1}`);
+/** Virtual hosts on the run's broker, one per stack or suite that asks `startBroker()` for its own. */
+const SUITE_VHOSTS = Array.from({ length: 96 }, (_, i) => `suite-${i + 1}`);
 
 /**
  * Starts PostgreSQL and RabbitMQ once for the whole run, side by side (each

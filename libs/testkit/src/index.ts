@@ -5,3 +5,5 @@ export * from './broker';
 export * from './openapi-check';
 export * from './contract';
 export * from './schema-history';
+export * from './eventually';
+export * from './outbox';

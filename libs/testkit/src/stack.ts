@@ -1,5 +1,6 @@
 import { baseConfig, readConfig, type BaseConfig, type RunningServer } from '@inventory/core';
 import { freePort } from '@inventory/infra';
+import { startBroker } from './broker';
 import { createTestDatabase } from './database';
 import { Client, TEST_SECRET } from './http';
 
@@ -26,7 +27,9 @@ export interface Stack {
  * each other exactly as in production, against a fresh database.
  */
 export async function bootStack(factories: Record<string, ServiceFactory>, env: Record<string, string> = {}): Promise<Stack> {
-  const db = await createTestDatabase();
+  // as in production every service relays its events and drops its caches on theirs: on a virtual host of
+  // the run's broker that is this stack's alone (stacks of different suites never consume each other's events)
+  const [db, broker] = await Promise.all([createTestDatabase(), env.AMQP_URL ? null : startBroker()]);
   const names = Object.keys(factories);
   const ports = await Promise.all(names.map(() => freePort()));
   const urls = Object.fromEntries(names.map((n, i) => [n, `http://127.0.0.1:${ports[i]}`]));
@@ -42,8 +45,7 @@ export async function bootStack(factories: Record<string, ServiceFactory>, env: 
       INTERNAL_TOKEN_SECRET: TEST_SECRET,
       SERVICE_URLS: serviceUrls,
       PORT: String(ports[names.indexOf(name)]),
-      // no AMQP_URL unless the suite passes one (from `startBroker()`, a virtual host of its own):
-      // stacks of different suites must not consume each other's events; without it events wait in the outbox
+      ...(broker ? { AMQP_URL: broker.url } : {}),
       ...env,
     });
   const started: Startable[] = [];
@@ -56,6 +58,7 @@ export async function bootStack(factories: Record<string, ServiceFactory>, env: 
   } catch (err) {
     for (const s of started.reverse()) await s.stop().catch(() => undefined);
     await db.drop();
+    await broker?.stop();
     throw err;
   }
   return {
@@ -67,6 +70,7 @@ export async function bootStack(factories: Record<string, ServiceFactory>, env: 
     async stop() {
       for (const s of started.reverse()) await s.stop().catch(() => undefined);
       await db.drop();
+      await broker?.stop();
     },
   };
 }

@@ -1,6 +1,6 @@
 import { EventConsumer, type ChangeEvent, type ConsumerTx } from '@inventory/events';
 import { sql, raw } from '@inventory/filtering';
-import type { BaseConfig } from '@inventory/core';
+import { Cache, type BaseConfig } from '@inventory/core';
 import type { ServiceContext } from '@inventory/rest';
 import { objectChange } from './models';
 
@@ -35,23 +35,22 @@ export function nestedOf(data: unknown): unknown {
 
 /** Usernames resolved to user ids (users live in the users service), for a few minutes. */
 class UserIds {
-  private cache = new Map<string, { id: number | null; at: number }>();
+  // boxed: Cache keeps no undefined, and an unknown username (null id) is worth remembering too
+  private readonly cache = new Cache<string, { id: number | null }>({ max: 10_000, ttlMs: 300_000 });
   constructor(private readonly ctx: ServiceContext) {}
 
   async of(username: string): Promise<number | null> {
     if (!username || !this.ctx.refs.has('users')) return null;
-    const hit = this.cache.get(username);
-    if (hit && Date.now() - hit.at < 300_000) return hit.id;
     try {
-      const res = await this.ctx.refs.call<{ ids: Record<string, number[]> }>('users', 'POST', '/internal/keys', {
-        model: 'auth.user',
-        key: 'username',
-        values: [username],
+      const hit = await this.cache.load(username, async () => {
+        const res = await this.ctx.refs.call<{ ids: Record<string, number[]> }>('users', 'POST', '/internal/keys', {
+          model: 'auth.user',
+          key: 'username',
+          values: [username],
+        });
+        return { id: res.ids[username]?.[0] ?? null };
       });
-      const id = res.ids[username]?.[0] ?? null;
-      if (this.cache.size > 10_000) this.cache.clear();
-      this.cache.set(username, { id, at: Date.now() });
-      return id;
+      return hit!.id;
     } catch (err) {
       // the change is recorded all the same: user_name always, the user id when it can be had
       this.ctx.log.warn({ err: (err as Error).message, username }, 'change log: user not resolved');

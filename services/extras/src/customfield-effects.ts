@@ -1,12 +1,9 @@
 import { contentType } from '@inventory/refs';
-import { rewriteCustomFieldData, type Change, type ServiceContext } from '@inventory/rest';
+import { serviceIdentity } from '@inventory/auth';
+import { rewriteCustomFieldData, type Change, type CustomFieldDataOp, type ServiceContext } from '@inventory/rest';
 
-interface Op {
-  op: 'populate' | 'remove' | 'rename';
-  name: string;
+interface Op extends CustomFieldDataOp {
   content_types: string[];
-  default?: unknown;
-  new_name?: string;
 }
 
 /** What a custom field change means for stored values (NetBox: defaults written, keys removed or renamed). */
@@ -30,9 +27,11 @@ export function customFieldOps(c: Change): Op[] {
 }
 
 /**
- * Applies the ops in the services that own the content types. Runs after the
- * custom field's own commit; a service that cannot be reached is logged (the
- * change events of a later issue make this durable).
+ * Applies the ops in the services that own the content types, each through
+ * its write pipeline (every rewritten object has its change event). Runs
+ * after the custom field's own commit; a service that cannot be reached is
+ * logged (the ops are idempotent: consuming the custom field's events, as
+ * the cross-service projections will, can replay them durably).
  */
 export async function applyCustomFieldChanges(ctx: ServiceContext, changes: Change[]): Promise<void> {
   for (const op of changes.flatMap(customFieldOps)) {
@@ -46,7 +45,9 @@ export async function applyCustomFieldChanges(ctx: ServiceContext, changes: Chan
         const body = { ...op, content_types: types };
         try {
           if (service === ctx.name) {
-            for (const m of ctx.models.values()) if (m.customFields && types.includes(m.label)) await rewriteCustomFieldData(ctx, m, op.op, op.name, op);
+            for (const m of ctx.models.values()) {
+              if (m.customFields && types.includes(m.label)) await rewriteCustomFieldData(ctx, m, op, serviceIdentity(ctx.name));
+            }
           } else if (ctx.refs.has(service)) await ctx.refs.call(service, 'POST', '/internal/custom-fields/data', body);
         } catch (err) {
           ctx.log.warn({ service, op: op.op, field: op.name, err: (err as Error).message }, 'custom field data not updated');

@@ -19,20 +19,3 @@ export function mountExtrasInternal(app: Express, ctx: ServiceContext): void {
     res.json({ ids: Object.fromEntries(await extras.tagIdsBySlug((req.body?.slugs ?? []).map(String))) });
   });
 }
-
-/**
- * Drop this process's cached tags and custom field definitions. With a broker
- * (AMQP_URL), every other service and replica drops its own on the change
- * events; without one, events wait in the outbox, so the other services are
- * told over HTTP instead (the fallback).
- */
-export async function broadcastInvalidation(ctx: ServiceContext, o: { overHttp: boolean }): Promise<void> {
-  ctx.extras.invalidate();
-  if (!o.overHttp) return;
-  await Promise.all(
-    ctx.refs
-      .services()
-      .filter((s) => s !== ctx.name)
-      .map((s) => ctx.refs.call(s, 'POST', '/internal/cache/invalidate', {}).catch((err: Error) => ctx.log.warn({ service: s, err: err.message }, 'cache invalidation failed'))),
-  );
-}

@@ -5,11 +5,10 @@ import { mountChoices } from './choices';
 import { applyCustomFieldChanges } from './customfield-effects';
 import { mountContentTypes } from './contenttypes';
 import { LocalExtras } from './extras-local';
-import { broadcastInvalidation, mountExtrasInternal } from './internal';
+import { mountExtrasInternal } from './internal';
 import { models, tag, customField, choiceSet } from './models';
 import { migrations } from './migrations';
 import { changelog } from './changelog';
-import { changelogRetention } from './config';
 
 /** Tags are counted where they are used: here and in every other service, one call each per page. */
 async function taggedItems(ctx: ServiceContext, q: Queryable, ids: number[]): Promise<Map<number, number>> {
@@ -32,12 +31,11 @@ export interface ExtrasOptions {
 }
 
 export function createService(config: BaseConfig, opts: ExtrasOptions = {}): RestService {
-  // with a broker, the other services drop their caches on the change events; HTTP is the fallback without one
-  const overHttp = !config.AMQP_URL;
-  for (const m of [tag, choiceSet]) m.hooks.afterCommit = (ctx) => broadcastInvalidation(ctx, { overHttp });
+  // this process drops its own definitions at once (read your writes); every other process does on the change events
+  for (const m of [tag, choiceSet]) m.hooks.afterCommit = async (ctx) => ctx.extras.invalidate();
   customField.hooks.afterCommit = async (ctx, changes) => {
+    ctx.extras.invalidate();
     await applyCustomFieldChanges(ctx, changes);
-    await broadcastInvalidation(ctx, { overHttp });
   };
   tag.hooks.decorate = async (rows, out, { brief, service, q }) => {
     if (brief || !rows.length) return;
@@ -59,7 +57,7 @@ export function createService(config: BaseConfig, opts: ExtrasOptions = {}): Res
     },
   });
   // the change log: consumed from every service's events once migrated and listening; stopped first
-  const changeLog = changelog(service.ctx, config, changelogRetention(config), opts.changelogQueue);
+  const changeLog = changelog(service.ctx, config, config.CHANGELOG_RETENTION, opts.changelogQueue);
   const { start, stop } = service;
   service.start = async (port) => {
     const server = await start(port);

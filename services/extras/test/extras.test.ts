@@ -1,4 +1,4 @@
-import { bootStack, type Stack } from '@inventory/testkit';
+import { bootStack, readOutbox, type Stack } from '@inventory/testkit';
 import { createService as tenancy } from '@inventory/tenancy';
 import { createService as extras } from '@inventory/extras';
 
@@ -185,6 +185,16 @@ describe('custom field side effects', () => {
     await ex.delete(`/api/extras/custom-fields/${cf.id}/`);
     const gone = (await ten.get(`/api/tenancy/contacts/${contact.id}/`)).body;
     expect('level' in gone.custom_fields).toBe(false);
+    // each rewrite went through tenancy's write pipeline: one updated event per rewrite of the contact, with both snapshots
+    const rewrites = (await readOutbox(stack.databaseUrl, 'tenancy')).filter((e) => e.model === 'tenancy.contact' && e.object_id === contact.id && e.event === 'updated');
+    // (the other tests' fields are there too: only this one's keys are compared)
+    const ours = (cfs: unknown) => Object.fromEntries(Object.entries((cfs ?? {}) as object).filter(([k]) => k === 'tier' || k === 'level'));
+    expect(rewrites.map((e) => [ours(e.snapshots.prechange?.custom_fields), ours(e.snapshots.postchange?.custom_fields)])).toEqual([
+      [{}, { tier: 3 }],
+      [{ tier: 3 }, { level: 3 }],
+      [{ level: 3 }, {}],
+    ]);
+    expect(rewrites.map((e) => ours(e.data?.custom_fields))).toEqual([{ tier: 3 }, { level: 3 }, {}]);
     expect((await ten.get(`/api/tenancy/contacts/?cf_level=3`)).status).toBe(200);
     expect((await ten.get(`/api/tenancy/contacts/?cf_level=3`)).headers.get('x-ignored-parameters')).toBe('cf_level');
   });

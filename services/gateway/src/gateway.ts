@@ -46,10 +46,15 @@ export function createGateway(config: GatewayConfig, opts: { log?: Logger } = {}
   const trusted = new TrustedProxies(config.TRUSTED_PROXIES);
   const tokens = new TokenVerifier(refs, config.TOKEN_CACHE_SECONDS * 1000, log);
   const minter = new IdentityMinter(config.INTERNAL_TOKEN_SECRET);
-  const proxies = createServiceProxies(urls, minter, config.PUBLIC_URL, log, config.MAX_BODY_SIZE);
+  // a write to users through this gateway drops its own auth caches before the client hears back (read your
+  // own writes: a token deleted here fails here at once); every replica drops them on the change events too
+  const proxies = createServiceProxies(urls, minter, config.PUBLIC_URL, log, config.MAX_BODY_SIZE, (service) => {
+    if (service === 'users') drop({});
+  });
   const schema = new SchemaBuilder(refs, Object.keys(urls), log);
   const root = areaRoot(urls, proxies, minter, config.PUBLIC_URL);
   const sessions = new Sessions({ secret: sessionSecret(config), users: refs, cacheMs: config.TOKEN_CACHE_SECONDS * 1000, log, publicUrl: config.PUBLIC_URL });
+  const drop = (filter: AuthFilter): number => tokens.invalidate(filter) + sessions.invalidate(filter);
 
   const app = express();
   app.disable('x-powered-by');
@@ -72,11 +77,10 @@ export function createGateway(config: GatewayConfig, opts: { log?: Logger } = {}
     else res.json({ status: 'ready', services });
   });
 
-  // one invalidation call from users drops cached token verifications and session users alike
-  mountInternal(app, config.INTERNAL_TOKEN_SECRET, { invalidate: (filter) => tokens.invalidate(filter) + sessions.invalidate(filter) });
+  mountInternal(app);
   app.use(docsAssets());
   app.use(trailingSlash());
-  mountPages(app, { sessions, refs, minter, usersUrl: urls.users, publicUrl: config.PUBLIC_URL, log });
+  mountPages(app, { sessions, refs, minter, usersUrl: urls.users, publicUrl: config.PUBLIC_URL, log, onUsersWrite: () => drop({}) });
   app.use((req, _res, next) => next(req.path.startsWith('/api/') ? undefined : new NotFound()));
   app.use(authenticate(tokens, config.LOGIN_REQUIRED, sessions));
 
@@ -96,7 +100,6 @@ export function createGateway(config: GatewayConfig, opts: { log?: Logger } = {}
 
   let server: RunningServer | null = null;
   let changes: ChangeSubscription | null = null;
-  const drop = (filter: AuthFilter) => tokens.invalidate(filter) + sessions.invalidate(filter);
   return {
     app,
     tokens,

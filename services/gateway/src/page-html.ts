@@ -20,6 +20,8 @@ export interface PageDeps {
   usersUrl: string | undefined;
   publicUrl: string | undefined;
   log: Logger;
+  /** A page changed something in users (a token made or deleted): this gateway drops its auth caches at once. */
+  onUsersWrite: () => void;
 }
 
 export const LOGIN_PATH = '/login/';

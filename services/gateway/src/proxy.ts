@@ -23,7 +23,18 @@ export interface ServiceProxies {
 }
 
 /** One proxy per service, sharing a keep-alive agent so each request does not pay a TCP handshake. */
-export function createServiceProxies(urls: Record<string, string>, minter: IdentityMinter, publicUrl: string | undefined, log: Logger, maxBodySize = DEFAULT_MAX_BODY_SIZE): ServiceProxies {
+/** Methods that never change anything. */
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+export function createServiceProxies(
+  urls: Record<string, string>,
+  minter: IdentityMinter,
+  publicUrl: string | undefined,
+  log: Logger,
+  maxBodySize = DEFAULT_MAX_BODY_SIZE,
+  /** Called when a service accepted a write, before its answer reaches the client. */
+  onWrite: (service: string) => void = () => undefined,
+): ServiceProxies {
   // idle sockets are dropped before the services' 65 s keep-alive timeout, so a reused socket is never half-closed
   const agent = new http.Agent({ keepAlive: true, maxSockets: 512, timeout: 30_000 });
   const proxies = new Map<string, RequestHandler<Request, Response>>();
@@ -47,6 +58,9 @@ export function createServiceProxies(urls: Record<string, string>, minter: Ident
             proxyReq.setHeader('x-real-ip', clientIp(req));
             proxyReq.setHeader('x-request-id', requestId);
             proxyReq.setHeader(IDENTITY_HEADER, minter.mint(identity, service));
+          },
+          proxyRes: (proxyRes, req) => {
+            if (!SAFE_METHODS.has(req.method ?? 'GET') && (proxyRes.statusCode ?? 500) < 400) onWrite(service);
           },
           error: (err, req, res) => {
             log.warn({ err: { message: err.message, code: (err as NodeJS.ErrnoException).code }, service, path: (req as Request).path, request_id: locals(res as Response).requestId }, 'service unavailable');

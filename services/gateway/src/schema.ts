@@ -1,4 +1,4 @@
-import type { Logger } from '@inventory/core';
+import { Cache, type Loaded, type Logger } from '@inventory/core';
 import type { ServiceClient } from '@inventory/refs';
 import { NETBOX_VERSION } from './status';
 import { withTimeout } from './timeout';
@@ -46,10 +46,8 @@ const GATEWAY_PATHS: Json = {
  * under NetBox's info, servers and security scheme.
  */
 export class SchemaBuilder {
-  private cached: { doc: Json; until: number } | null = null;
-  private building: Promise<Json> | null = null;
-  private cachedEvents: { doc: Json; until: number } | null = null;
-  private buildingEvents: Promise<Json> | null = null;
+  // concurrent requests share one build; each document is kept CACHE_MS, or PARTIAL_CACHE_MS when a service was left out
+  private readonly docs = new Cache<'openapi' | 'asyncapi', Json>({ max: 2, ttlMs: CACHE_MS });
 
   constructor(
     private readonly refs: ServiceClient,
@@ -58,10 +56,7 @@ export class SchemaBuilder {
   ) {}
 
   async document(): Promise<Json> {
-    if (this.cached && this.cached.until > Date.now()) return this.cached.doc;
-    // concurrent requests share one build
-    this.building ??= this.build().finally(() => (this.building = null));
-    return this.building;
+    return (await this.docs.loadWithTtl('openapi', () => this.build()))!;
   }
 
   /**
@@ -70,17 +65,15 @@ export class SchemaBuilder {
    * at `GET /internal/asyncapi`; merged like the OpenAPI document.
    */
   async events(): Promise<Json> {
-    if (this.cachedEvents && this.cachedEvents.until > Date.now()) return this.cachedEvents.doc;
-    this.buildingEvents ??= this.buildEvents().finally(() => (this.buildingEvents = null));
-    return this.buildingEvents;
+    return (await this.docs.loadWithTtl('asyncapi', () => this.buildEvents()))!;
   }
 
+  /** Drops both documents; a build in flight is not kept (the generation rule). */
   clear(): void {
-    this.cached = null;
-    this.cachedEvents = null;
+    this.docs.clear();
   }
 
-  private async buildEvents(): Promise<Json> {
+  private async buildEvents(): Promise<Loaded<Json>> {
     const parts = await Promise.all(
       this.services.map((s) =>
         withTimeout(this.refs.call<ServiceAsyncApi>(s, 'GET', '/internal/asyncapi'), SERVICE_TIMEOUT_MS, () => new Error('timed out')).catch((err: Error) => {
@@ -125,11 +118,10 @@ export class SchemaBuilder {
       channels: sortKeys(channels),
       components: { schemas: sortKeys(schemas), messages: sortKeys(messages) },
     };
-    this.cachedEvents = { doc, until: Date.now() + (parts.every(Boolean) ? CACHE_MS : PARTIAL_CACHE_MS) };
-    return doc;
+    return { value: doc, ttlMs: parts.every(Boolean) ? CACHE_MS : PARTIAL_CACHE_MS };
   }
 
-  private async build(): Promise<Json> {
+  private async build(): Promise<Loaded<Json>> {
     const parts = await Promise.all(
       this.services.map((s) =>
         withTimeout(this.refs.call<ServiceOpenApi>(s, 'GET', '/internal/openapi'), SERVICE_TIMEOUT_MS, () => new Error('timed out')).catch((err: Error) => {
@@ -159,9 +151,7 @@ export class SchemaBuilder {
       security: [{ tokenAuth: [] }],
       servers: [{ url: '', description: 'NetBox' }],
     };
-    const complete = parts.every(Boolean);
-    this.cached = { doc, until: Date.now() + (complete ? CACHE_MS : PARTIAL_CACHE_MS) };
-    return doc;
+    return { value: doc, ttlMs: parts.every(Boolean) ? CACHE_MS : PARTIAL_CACHE_MS };
   }
 }
 

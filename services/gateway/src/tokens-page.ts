@@ -175,6 +175,7 @@ export function mountTokenPages(app: Express, deps: PageDeps): void {
       parsed = undefined;
     }
     if (answer.status >= 500) throw new ServiceUnavailable('Service users is unavailable.');
+    if (method !== 'GET' && answer.status < 400) deps.onUsersWrite();
     return { status: answer.status, body: parsed };
   };
 

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { readConfig } from '@inventory/core';
-import { bootStack, type Stack } from '@inventory/testkit';
+import { bootStack, eventually, type Stack } from '@inventory/testkit';
 import { createService as users } from '@inventory/users';
 import { createService as tenancy } from '@inventory/tenancy';
 import { createService as extras } from '@inventory/extras';
@@ -43,6 +43,7 @@ beforeAll(async () => {
       createGateway(
         readConfig(gatewayConfig, {
           INTERNAL_TOKEN_SECRET: cfg.INTERNAL_TOKEN_SECRET,
+          AMQP_URL: cfg.AMQP_URL,
           SERVICE_URLS: cfg.SERVICE_URLS,
           PORT: String(cfg.PORT),
           LOG_LEVEL: 'silent',
@@ -316,14 +317,15 @@ describe('the session on the API', () => {
     }
   });
 
-  test('when the user is deactivated, then the session stops working once users announces the change', async () => {
+  test('when the user is deactivated, then the session stops working once the change event arrives', async () => {
     const admin = stack.client('users');
     const carol = await admin.post('/api/users/users/', { username: 'carol', password: 'carol-password-1' });
     await admin.post('/api/users/permissions/', { name: 'carol tenants', object_types: ['tenancy.tenant'], actions: ['view'], users: [carol.body.id] });
     const { jar } = await login('carol', 'carol-password-1');
     expect((await send('GET', '/api/tenancy/tenants/', { jar, headers: { accept: 'application/json' } })).status).toBe(200);
     expect((await admin.patch(`/api/users/users/${carol.body.id}/`, { is_active: false })).status).toBe(200);
-    expect((await send('GET', '/api/tenancy/tenants/', { jar, headers: { accept: 'application/json' } })).status).toBe(403);
+    // written to users directly, not through this gateway: its cached session user goes with the event
+    await eventually(async () => (await send('GET', '/api/tenancy/tenants/', { jar, headers: { accept: 'application/json' } })).status === 403);
   });
 });
 

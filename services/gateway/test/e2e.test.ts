@@ -38,7 +38,7 @@ beforeAll(async () => {
     users,
     tenancy,
     extras,
-    gateway: (cfg) => createGateway(readConfig(gatewayConfig, { INTERNAL_TOKEN_SECRET: cfg.INTERNAL_TOKEN_SECRET, SERVICE_URLS: cfg.SERVICE_URLS, PORT: String(cfg.PORT), LOG_LEVEL: 'silent', TOKEN_CACHE_SECONDS: '30' })),
+    gateway: (cfg) => createGateway(readConfig(gatewayConfig, { INTERNAL_TOKEN_SECRET: cfg.INTERNAL_TOKEN_SECRET, AMQP_URL: cfg.AMQP_URL, SERVICE_URLS: cfg.SERVICE_URLS, PORT: String(cfg.PORT), LOG_LEVEL: 'silent', TOKEN_CACHE_SECONDS: '30' })),
   });
   base = stack.urls.gateway;
   gw = new Client(base, { identity: null });

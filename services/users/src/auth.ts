@@ -151,18 +151,3 @@ export function mountAuthInternal(app: Express, ctx: ServiceContext, throttle: S
     res.json({ identity: await identityFor(ctx, row, null) });
   });
 }
-
-/**
- * The gateway keeps successful token verifications for a few seconds; after
- * any committed change to users, groups, tokens or permissions it is told to
- * drop them, so a revoked token or permission stops working at once. A
- * gateway that cannot be reached only delays that by its cache TTL.
- */
-export async function announceAuthChange(ctx: ServiceContext): Promise<void> {
-  if (!ctx.refs.has('gateway')) return;
-  try {
-    await ctx.refs.call('gateway', 'POST', '/internal/auth/invalidate', {});
-  } catch (err) {
-    ctx.log.warn({ err: (err as Error).message }, 'gateway token cache invalidation failed');
-  }
-}

@@ -1,6 +1,7 @@
 import { sql, raw } from '@inventory/filtering';
-import { hashKey, type RestService } from '@inventory/rest';
-import { generateKey, TOKEN_KEY_LENGTH } from './models';
+import { serviceIdentity } from '@inventory/auth';
+import { hashKey, noteTouched, runChange, type RestService, type Touched } from '@inventory/rest';
+import { generateKey, token, TOKEN_KEY_LENGTH, user } from './models';
 import { hashPassword, randomPassword } from './passwords';
 
 export interface BootstrapResult {
@@ -36,33 +37,44 @@ export async function bootstrapAdmin(service: RestService, env: Env = process.en
   const users = raw(db.table('user'));
   const tokens = raw(db.table('token'));
 
-  return db.transaction(async (tx) => {
+  // through the write pipeline, as the users service itself: the new user and token have their change events
+  const { applied } = await runChange(service.ctx, user, serviceIdentity(service.ctx.name), async (wctx): Promise<Bootstrapped> => {
+    const { tx } = wctx;
     await tx.query(sql`SELECT pg_advisory_xact_lock(${hashKey('users.bootstrap')})`);
-    const create = async (username: string, clear: string, email: string, key: string | undefined): Promise<void> => {
+    const create = async (username: string, clear: string, email: string, key: string | undefined): Promise<Touched> => {
       const [row] = await tx.query(
         sql`INSERT INTO ${users} (username, password, email, is_superuser, is_staff, is_active, date_joined)
             VALUES (${username}, ${await hashPassword(clear)}, ${email}, true, true, true, now()) RETURNING id`,
       );
-      if (key === undefined) return;
+      const touched = { created: [Number(row.id)] };
+      if (key === undefined) return touched;
       const [taken] = await tx.query(sql`SELECT 1 FROM ${tokens} WHERE key = ${key}`);
       if (!taken) {
-        await tx.query(
-          sql`INSERT INTO ${tokens} (user_id, key, write_enabled, description, allowed_ips, created) VALUES (${row.id}, ${key}, true, '', '{}', now())`,
+        const [t] = await tx.query(
+          sql`INSERT INTO ${tokens} (user_id, key, write_enabled, description, allowed_ips, created) VALUES (${row.id}, ${key}, true, '', '{}', now()) RETURNING id`,
         );
+        noteTouched(wctx, token, { created: [Number(t.id)] });
       }
+      return touched;
     };
 
     if (name && password) {
       const [existing] = await tx.query(sql`SELECT id FROM ${users} WHERE username = ${name}`);
-      if (existing) return { created: false, username: name };
-      await create(name, password, env.SUPERUSER_EMAIL?.trim() ?? '', apiToken);
-      return { created: true, username: name };
+      if (existing) return { touched: {}, result: { created: false, username: name } };
+      const touched = await create(name, password, env.SUPERUSER_EMAIL?.trim() ?? '', apiToken);
+      return { touched, result: { created: true, username: name } };
     }
     const [any] = await tx.query(sql`SELECT 1 FROM ${users} LIMIT 1`);
-    if (any) return { created: false, username: null };
+    if (any) return { touched: {}, result: { created: false, username: null } };
     const generated = randomPassword();
     const key = generateKey();
-    await create('admin', generated, '', key);
-    return { created: true, username: 'admin', password: generated, token: key };
+    const touched = await create('admin', generated, '', key);
+    return { touched, result: { created: true, username: 'admin', password: generated, token: key } };
   });
+  return applied.result;
+}
+
+interface Bootstrapped {
+  touched: Touched;
+  result: BootstrapResult;
 }

@@ -2,7 +2,7 @@ import type { Express, Request } from 'express';
 import { MethodNotAllowed, NotAuthenticated, PermissionDenied, ValidationError } from '@inventory/core';
 import type { Identity } from '@inventory/auth';
 import { sql, raw } from '@inventory/filtering';
-import { baseUrl, fetchByIds, identityOf, insert, notADict, prepare, recordChanges, represent, writeContext, type Row, type ServiceContext } from '@inventory/rest';
+import { baseUrl, identityOf, insert, notADict, prepare, runChange, type Row, type ServiceContext } from '@inventory/rest';
 import { INVALID_CREDENTIALS, signIn } from './auth';
 import { USER_CONFIG_TABLE, token } from './models';
 import { signInAddress, type SignInThrottle } from './throttle';
@@ -61,16 +61,18 @@ export function mountProvision(app: Express, ctx: ServiceContext, throttle: Sign
     const tokenBody: Row = { user: Number(userRow.id) };
     for (const k of PROVISION_FIELDS) if (Object.prototype.hasOwnProperty.call(body, k)) tokenBody[k] = body[k];
     // the same write path as any create: the token's change record and event are written with it
-    const id = await ctx.db.transaction(async (tx) => {
-      const wctx = writeContext(ctx, tx, identity, baseUrl(req, ctx.settings.publicUrl));
-      const created = await insert(ctx, token, await prepare(ctx, token, tokenBody, 'create', null, wctx), tx);
-      await recordChanges(ctx, token, wctx, { created: [created] });
-      return created;
-    });
-    const rows = await fetchByIds(ctx, token, [id]);
-    const [rep] = await represent(ctx, token, rows, 'full', baseUrl(req, ctx.settings.publicUrl));
+    const base = baseUrl(req, ctx.settings.publicUrl);
+    const { applied, recorded } = await runChange(
+      ctx,
+      token,
+      identity,
+      async (wctx) => ({ touched: { created: [await insert(ctx, token, await prepare(ctx, token, tokenBody, 'create', null, wctx), wctx.tx)] } }),
+      base,
+    );
+    const id = applied.touched.created[0];
+    const rep = recorded.reps.get(id) as Row;
     // the key is always part of this answer
-    rep.key = rows[0].key;
+    rep.key = recorded.rows.get(id)?.key;
     res.status(201).json(rep);
   });
 }

@@ -1,6 +1,6 @@
 import type { BaseConfig } from '@inventory/core';
 import { createRestService, type RestService } from '@inventory/rest';
-import { announceAuthChange, mountAuthInternal } from './auth';
+import { mountAuthInternal } from './auth';
 import { authRateLimits, type AuthRateLimits } from './config';
 import { migrations } from './migrations';
 import { models } from './models';
@@ -10,9 +10,6 @@ import { SignInThrottle } from './throttle';
 /** `config`: a UsersConfig (main.ts); a plain BaseConfig gets the default rate limits. */
 export function createService(config: BaseConfig & Partial<AuthRateLimits>): RestService {
   const limits = authRateLimits(config);
-  // any change here may revoke what a cached token verification granted
-  // (with a broker the gateways drop their caches on the change events; the HTTP call is the fallback without one)
-  for (const m of models) m.hooks.afterCommit = config.AMQP_URL ? undefined : (ctx) => announceAuthChange(ctx);
   return createRestService({
     name: 'users',
     area: 'users',

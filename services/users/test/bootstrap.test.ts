@@ -1,5 +1,5 @@
 import type { RestService } from '@inventory/rest';
-import { bootStack, type Client, type Stack } from '@inventory/testkit';
+import { bootStack, readOutbox, type Client, type Stack } from '@inventory/testkit';
 import { bootstrapAdmin, createService } from '@inventory/users';
 
 let stack: Stack;
@@ -38,6 +38,17 @@ describe('bootstrap', () => {
     const again = await bootstrapAdmin(service, {});
     expect(again).toEqual({ created: false, username: null });
     expect((await api.get('/api/users/users/')).body.count).toBe(1);
+
+    // through the write pipeline: one created event each for the user and its token, none for the second call
+    const events = await readOutbox(stack.databaseUrl, 'users');
+    expect(events.map((e) => [e.event, e.model])).toEqual([
+      ['created', 'auth.user'],
+      ['created', 'users.token'],
+    ]);
+    expect(events[0].data).toMatchObject({ username: 'admin', is_staff: true });
+    expect(events[0].snapshots.postchange).not.toHaveProperty('password');
+    expect(events[1].data).toMatchObject({ user: expect.objectContaining({ username: 'admin' }) });
+    expect(events.every((e) => e.username === 'service:users')).toBe(true);
   });
 
   test('when SUPERUSER_* is configured, then that superuser and its API token are created once', async () => {

@@ -1,4 +1,4 @@
-import { bootStack, type Client, type Stack } from '@inventory/testkit';
+import { bootStack, readOutbox, type Client, type Stack } from '@inventory/testkit';
 import { createService } from '@inventory/users';
 import { PASSWORD, anonymous, createUser, dbRow, regular, type UserRef } from './helpers';
 
@@ -158,6 +158,12 @@ describe('token provisioning', () => {
     });
     expect(custom.status).toBe(201);
     expect(custom.body).toMatchObject({ write_enabled: false, expires: '2030-01-01T00:00:00Z', allowed_ips: ['192.0.2.0/24'] });
+    // the write pipeline's: one created event each, by the user who signed in
+    const events = (await readOutbox(stack.databaseUrl, 'users')).filter((e) => e.model === 'users.token' && [res.body.id, custom.body.id].includes(e.object_id));
+    expect(events.map((e) => [e.event, e.object_id, e.username])).toEqual([
+      ['created', res.body.id, 'xena'],
+      ['created', custom.body.id, 'xena'],
+    ]);
   });
 
   test('when the password is wrong, the user unknown or inactive, then the answer is 403', async () => {

@@ -4,6 +4,7 @@ import { indexNames } from './0002_index_names';
 import { objectVersions } from './0003_object_versions';
 import { objectChanges } from './0004_object_changes';
 import { outbox } from './0005_outbox';
+import { outboxIndexes } from './0006_outbox_indexes';
 
 /** In order; each entry is frozen once released (docs/decisions/005-frozen-migrations.md). */
-export const migrations: Migration[] = [initial, indexNames, objectVersions, objectChanges, outbox];
+export const migrations: Migration[] = [initial, indexNames, objectVersions, objectChanges, outbox, outboxIndexes];

@@ -3,6 +3,7 @@ import { initial } from './0001_initial';
 import { indexNames } from './0002_index_names';
 import { objectVersions } from './0003_object_versions';
 import { outbox } from './0004_outbox';
+import { outboxIndexes } from './0005_outbox_indexes';
 
 /** In order; each entry is frozen once released (docs/decisions/005-frozen-migrations.md). */
-export const migrations: Migration[] = [initial, indexNames, objectVersions, outbox];
+export const migrations: Migration[] = [initial, indexNames, objectVersions, outbox, outboxIndexes];

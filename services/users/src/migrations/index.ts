@@ -4,6 +4,7 @@ import { authAttempts } from './0002_auth_attempts';
 import { indexNames } from './0003_index_names';
 import { objectVersions } from './0004_object_versions';
 import { outbox } from './0005_outbox';
+import { outboxIndexes } from './0006_outbox_indexes';
 
 /** In order; each entry is frozen once released (docs/decisions/005-frozen-migrations.md). */
 export const migrations: Migration[] = [
@@ -12,4 +13,5 @@ export const migrations: Migration[] = [
   indexNames,
   objectVersions,
   outbox,
+  outboxIndexes,
 ];

@@ -1,14 +1,14 @@
 import { readConfig } from '@inventory/core';
-import { bootStack, startBroker, Client, type Stack } from '@inventory/testkit';
+import { bootStack, eventually, startBroker, Client, type Stack } from '@inventory/testkit';
 import { createService as users } from '@inventory/users';
 import { createService as tenancy } from '@inventory/tenancy';
 import { createService as extras } from '@inventory/extras';
 import { authFilter, createGateway, gatewayConfig } from '@inventory/gateway';
 
 /**
- * With a broker, caches are dropped by change events, not HTTP calls: two
- * gateway replicas both stop accepting a deleted token, and every service
- * sees a new custom field, without being told over HTTP.
+ * Change events as a client of the gateway sees them: caches dropped by
+ * events, not HTTP calls (two gateway replicas both stop accepting a deleted
+ * token, every service sees a new custom field), and the change log.
  */
 let stack: Stack;
 let broker: { url: string; stop(): Promise<void> };
@@ -17,14 +17,6 @@ let adminId: number;
 
 const token = (key: string) => ({ headers: { authorization: `Token ${key}` }, identity: null });
 const anon = { identity: null };
-
-async function eventually(check: () => Promise<boolean>, ms = 15_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 beforeAll(async () => {
   broker = await startBroker();
@@ -47,7 +39,7 @@ beforeAll(async () => {
   adminKey = provisioned.body.key;
   await stack.client('users').post('/api/users/permissions/', {
     name: 'admin all',
-    object_types: ['tenancy.tenant', 'extras.customfield', 'users.token', 'auth.user'],
+    object_types: ['tenancy.tenant', 'extras.customfield', 'extras.objectchange', 'users.token', 'auth.user'],
     actions: ['view', 'add', 'change', 'delete'],
     users: [adminId],
   });
@@ -87,4 +79,42 @@ test('when a custom field is created in extras, then tenancy accepts it once its
   expect(t.status).toBe(201);
   expect(t.body.custom_fields).toEqual({ evented: 'yes' });
   expect(adminKey).toMatch(/^[0-9a-f]{40}$/);
+});
+
+test('when a tenant is created, updated and deleted through the gateway, then the change log shows the three changes, each with its request id', async () => {
+  const gw = new Client(stack.urls.gateway, anon);
+  const auth = token(adminKey);
+  const created = await gw.post('/api/tenancy/tenants/', { name: 'Logged', slug: 'logged' }, auth);
+  expect(created.status).toBe(201);
+  const id = created.body.id;
+  const updated = await gw.patch(`/api/tenancy/tenants/${id}/`, { description: 'changed' }, auth);
+  expect(updated.status).toBe(200);
+  const deleted = await gw.delete(`/api/tenancy/tenants/${id}/`, undefined, auth);
+  expect(deleted.status).toBe(204);
+  const requestIds = [created, updated, deleted].map((r) => r.headers.get('x-request-id'));
+  expect(new Set(requestIds).size).toBe(3);
+
+  const path = `/api/extras/object-changes/?changed_object_type=tenancy.tenant&changed_object_id=${id}&ordering=time`;
+  await eventually(async () => (await gw.get(path, auth)).body.count === 3, 15_000, 'three object changes');
+  const log = await gw.get(path, auth);
+  expect(log.status).toBe(200);
+  const changes = log.body.results;
+  expect(changes.map((c: { action: { value: string } }) => c.action.value)).toEqual(['create', 'update', 'delete']);
+  expect(changes.map((c: { request_id: string }) => c.request_id)).toEqual(requestIds);
+  for (const c of changes) {
+    expect(c).toMatchObject({ user_name: 'admin', user: expect.objectContaining({ id: adminId, username: 'admin' }), changed_object_type: 'tenancy.tenant', changed_object_id: id });
+    expect(c.changed_object).toBeNull(); // the tenant is gone
+    expect(c.url).toMatch(new RegExp(`^${stack.urls.gateway}/api/extras/object-changes/\\d+/$`));
+  }
+  expect(changes[0].prechange_data).toBeNull();
+  expect(changes[0].postchange_data).toMatchObject({ name: 'Logged', slug: 'logged', description: '' });
+  expect(changes[1].prechange_data).toMatchObject({ description: '' });
+  expect(changes[1].postchange_data).toMatchObject({ description: 'changed' });
+  expect(changes[2].prechange_data).toMatchObject({ description: 'changed' });
+  expect(changes[2].postchange_data).toBeNull();
+  // the change log is read-only, through the gateway too
+  expect((await gw.post('/api/extras/object-changes/', {}, auth)).status).toBe(405);
+  // and each request's changes are found by its id
+  const byRequest = await gw.get(`/api/extras/object-changes/?request_id=${requestIds[1]}`, auth);
+  expect(byRequest.body.results.map((c: { action: { value: string } }) => c.action.value)).toEqual(['update']);
 });
