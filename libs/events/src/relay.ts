@@ -4,7 +4,7 @@ import pg from 'pg';
 import { quoteIdent } from '@inventory/filtering';
 import { EVENTS_EXCHANGE, routingKey, type ChangeEvent } from './envelope';
 import { OUTBOX_TABLE, outboxChannel } from './outbox';
-import { declareEventsExchange } from './topology';
+import { DURABLE_QUEUES, declareConsumerQueue, declareEventsExchange } from './topology';
 
 type Log = { info(o: object, m?: string): void; warn(o: object, m?: string): void };
 
@@ -104,6 +104,7 @@ export class OutboxRelay {
     conn.on('close', () => ((broken ??= new Error('broker connection closed')), this.nudge()));
     const ch = await conn.createConfirmChannel();
     await declareEventsExchange(ch);
+    for (const q of DURABLE_QUEUES) await declareConsumerQueue(ch, q);
     this.o.log.info({ schema: this.o.schema }, 'outbox relay publishing');
     while (!this.stopping) {
       if (broken) throw broken;

@@ -32,3 +32,14 @@ export async function declareConsumerQueue(ch: Channel, q: ConsumerQueue): Promi
   });
   for (const pattern of q.bindings) await ch.bindQueue(q.name, EVENTS_EXCHANGE, pattern);
 }
+
+/** The change log's queue (extras consumes every event into `/api/extras/object-changes/`). */
+export const CHANGELOG_QUEUE: ConsumerQueue = { name: 'extras.changelog', bindings: ['#'] };
+
+/**
+ * The system's durable consumers. Every relay declares their queues before it
+ * publishes, as each consumer does when it starts: an event published before
+ * its consumer's very first start (the first superuser, made as users starts)
+ * still waits in that consumer's queue, whichever service starts first.
+ */
+export const DURABLE_QUEUES: readonly ConsumerQueue[] = [CHANGELOG_QUEUE];

@@ -2,7 +2,7 @@ import amqp, { type ChannelModel } from 'amqplib';
 import pg from 'pg';
 import { createTestDatabase, startBroker } from '@inventory/testkit';
 import { sql } from '@inventory/filtering';
-import { OutboxRelay, declareConsumerQueue, outboxStatements, writeOutbox, type ChangeEvent } from '@inventory/events';
+import { CHANGELOG_QUEUE, OutboxRelay, declareConsumerQueue, outboxStatements, writeOutbox, type ChangeEvent } from '@inventory/events';
 import { sampleEvent, silent, until } from './fixtures';
 
 /** The outbox and its relay against a real PostgreSQL and a real RabbitMQ. */
@@ -77,6 +77,31 @@ test('when a transaction commits events, then the relay publishes each once, in 
     expect(rows[0].unsent).toBe(0);
   } finally {
     await relay.stop();
+  }
+});
+
+test('when events are published before their durable consumer ever started, then they wait in its queue (the relay declared it)', async () => {
+  const ch = await conn.createChannel();
+  await ch.deleteQueue(CHANGELOG_QUEUE.name).catch(() => undefined);
+  const relay = new OutboxRelay({ databaseUrl: db.url, schema: SCHEMA, amqpUrl: broker.url, log: silent, pollMs: 200 });
+  relay.start();
+  try {
+    const events = [sampleEvent('auth.user', 1), sampleEvent('users.token', 1)];
+    const before = relay.published;
+    await write(events);
+    await until(() => relay.published >= before + 2);
+    // the change log starts only now, on the queue the relay declared with the same arguments
+    const ch2 = await conn.createChannel();
+    await declareConsumerQueue(ch2, CHANGELOG_QUEUE);
+    const ids: string[] = [];
+    await ch2.consume(CHANGELOG_QUEUE.name, (m) => {
+      if (m) ids.push(String(m.properties.messageId));
+    }, { noAck: true });
+    await until(() => events.every((e) => ids.includes(e.id)));
+    await ch2.close();
+  } finally {
+    await relay.stop();
+    await ch.close();
   }
 });
 

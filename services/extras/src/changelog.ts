@@ -1,11 +1,8 @@
-import { EventConsumer, type ChangeEvent, type ConsumerTx } from '@inventory/events';
+import { CHANGELOG_QUEUE, EventConsumer, type ChangeEvent, type ConsumerTx } from '@inventory/events';
 import { sql, raw } from '@inventory/filtering';
 import { Cache, type BaseConfig } from '@inventory/core';
 import type { ServiceContext } from '@inventory/rest';
 import { objectChange } from './models';
-
-/** The change log's queue: every event of every service. */
-export const CHANGELOG_QUEUE = 'extras.changelog';
 
 const ACTION = { created: 'create', updated: 'update', deleted: 'delete' } as const;
 
@@ -109,14 +106,14 @@ export interface Changelog {
  * and the retention (`CHANGELOG_RETENTION` days; 0 keeps everything), pruned
  * at start and hourly.
  */
-export function changelog(ctx: ServiceContext, config: BaseConfig, retentionDays: number, queue = CHANGELOG_QUEUE): Changelog {
+export function changelog(ctx: ServiceContext, config: BaseConfig, retentionDays: number, queue = CHANGELOG_QUEUE.name): Changelog {
   const consumer = config.AMQP_URL
     ? new EventConsumer({
         amqpUrl: config.AMQP_URL,
         databaseUrl: config.DATABASE_URL,
         schema: ctx.name,
         queue,
-        bindings: ['#'],
+        bindings: CHANGELOG_QUEUE.bindings,
         handler: changelogHandler(ctx),
         log: ctx.log,
       })
