@@ -17,11 +17,15 @@ export interface RelayOptions {
   batchSize?: number;
   /** Safety-net poll when no notification arrives (ms). */
   pollMs?: number;
+  /** How long to wait for the broker's confirms of a batch (ms, default 30,000). */
+  confirmTimeoutMs?: number;
   /** Sent rows are deleted after this long (hours; default 24; 0 keeps them). */
   retentionHours?: number;
 }
 
 const MAX_BACKOFF_MS = 10_000;
+/** A broker that accepts publishes but never confirms them (a half-dead connection) is given up on after this. */
+const CONFIRM_TIMEOUT_MS = 30_000;
 
 /** A stable advisory-lock key per service: with several replicas, one relay publishes at a time. */
 function lockKey(schema: string): string {
@@ -145,10 +149,23 @@ export class OutboxRelay {
         timestamp: Math.floor(Date.parse(event.timestamp) / 1000),
       });
     }
-    await ch.waitForConfirms();
+    await this.confirmed(ch);
     await db.query(`UPDATE ${table} SET sent_at = now() WHERE seq = ANY($1::bigint[])`, [rows.map((r) => r.seq)]);
     this.published += rows.length;
     return rows.length;
+  }
+
+  /** The broker's confirms of everything published on `ch`; a timeout counts as a broken connection (reconnect, publish again). */
+  private async confirmed(ch: ConfirmChannel): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no publisher confirms within ${CONFIRM_TIMEOUT_MS} ms`)), this.o.confirmTimeoutMs ?? CONFIRM_TIMEOUT_MS);
+    });
+    try {
+      await Promise.race([ch.waitForConfirms(), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   private async prune(db: pg.Client): Promise<void> {
@@ -178,7 +195,18 @@ export class OutboxRelay {
     const { db, broker } = this;
     this.db = null;
     this.broker = null;
-    await broker?.close().catch(() => undefined);
+    if (broker) await closeWithin(broker, 2_000);
     await db?.end().catch(() => undefined);
   }
+}
+
+/** Closes a broker connection, or drops its socket when the broker does not answer the close in time (a half-dead connection). */
+async function closeWithin(conn: ChannelModel, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const closed = await Promise.race([
+    conn.close().then(() => true, () => true),
+    new Promise<boolean>((r) => (timer = setTimeout(() => r(false), ms))),
+  ]);
+  clearTimeout(timer);
+  if (!closed) (conn as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
 }

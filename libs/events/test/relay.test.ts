@@ -169,6 +169,32 @@ async function cuttableProxy(
   };
 }
 
+test('when the broker takes publishes but never confirms them, then the relay gives up on the connection after its confirm timeout and publishes again', async () => {
+  const seen = await listen('test.unconfirmed', 'dcim.site.*');
+  const proxy = await cuttableProxy(new URL(broker.url));
+  const warnings: string[] = [];
+  const log = { info: () => undefined, warn: (o: object) => void warnings.push(String((o as { err?: string }).err)) };
+  const relay = new OutboxRelay({ databaseUrl: db.url, schema: SCHEMA, amqpUrl: proxy.url, log, pollMs: 200, confirmTimeoutMs: 300 });
+  relay.start();
+  try {
+    await write([sampleEvent('dcim.site', 1)]);
+    await until(() => seen.ids.length >= 1);
+    proxy.hold(); // confirms (and everything else from the broker) are kept back
+    const events = Array.from({ length: 5 }, (_, i) => sampleEvent('dcim.site', i + 2));
+    await write(events);
+    await until(() => warnings.some((w) => /no publisher confirms/.test(w)), 5_000);
+    proxy.release();
+    // marked sent only once a later connection's confirms came back: the batch went out twice, with the same ids
+    const unsent = async () => (await pool.query(`SELECT count(*)::int AS n FROM ${SCHEMA}._outbox WHERE sent_at IS NULL`)).rows[0].n;
+    await until(async () => (await unsent()) === 0);
+    await until(() => events.every((e) => seen.ids.filter((id) => id === e.id).length === 2));
+  } finally {
+    proxy.release();
+    await relay.stop();
+    await proxy.close();
+  }
+});
+
 test('when the broker goes away during 1,000 writes, then every write commits, and after it is back every event arrives (duplicates only with the same id)', async () => {
   const seen = await listen('test.outage', 'ipam.prefix.*');
   const proxy = await cuttableProxy(new URL(broker.url));
