@@ -19,6 +19,7 @@ const SERVICES = {
   // the users service reads its own variables too (the sign-in rate limits)
   users: () => (base) => { const u = require('@inventory/users'); return u.createService(readConfig(u.usersConfig, { ...process.env, ...base })); },
   tenancy: () => require('@inventory/tenancy').createService,
+  dcim: () => require('@inventory/dcim').createService,
   extras: () => require('@inventory/extras').createService,
 };
 

@@ -24,6 +24,20 @@ export interface ChangeEvent {
   /** The object's complete REST representation (prechange for a delete). */
   data: unknown;
   snapshots: { prechange: unknown; postchange: unknown };
+  /** What another service keeps to refer to the object (its projection of it); absent on events of older releases. */
+  reference?: Reference;
+}
+
+/**
+ * The object as a referring service keeps it: the nested representation the
+ * owner renders (urls relative to the API root, `/api/...`), the keys of the
+ * owner's default ordering (to sort by the reference), and for tree models
+ * the path of ids from the root to the object (tree filters at any depth).
+ */
+export interface Reference {
+  nested: Record<string, unknown> | null;
+  sort: string[];
+  path?: number[];
 }
 
 export const EVENTS_EXCHANGE = 'inventory.events';

@@ -11,8 +11,9 @@ export const OUTBOX_TABLE = '_outbox';
 
 /**
  * The DDL of the outbox as it is now (the live schema derives from this; each
- * migration froze its own copy): the table, then the indexes of the by-request
- * filters (libs/rest filters.ts) and of pruning sent rows.
+ * migration froze its own copy): the table (`reference` added later: what
+ * referring services project), then the indexes of the by-request filters
+ * (libs/rest filters.ts) and of pruning sent rows.
  */
 export function outboxStatements(schema: string): string[] {
   const t = `${quoteIdent(schema)}.${quoteIdent(OUTBOX_TABLE)}`;
@@ -29,7 +30,8 @@ export function outboxStatements(schema: string): string[] {
       "request_id" VARCHAR(64) NOT NULL,
       "data" JSONB,
       "snapshots" JSONB NOT NULL,
-      "sent_at" TIMESTAMP WITH TIME ZONE
+      "sent_at" TIMESTAMP WITH TIME ZONE,
+      "reference" JSONB
     )`,
     `CREATE UNIQUE INDEX "_outbox_id_uniq" ON ${t} ("id")`,
     `CREATE INDEX "_outbox_unsent_idx" ON ${t} ("seq") WHERE "sent_at" IS NULL`,
@@ -52,9 +54,10 @@ export async function writeOutbox(tx: Queryable, schema: string, events: ChangeE
   if (!events.length) return;
   const table = raw(`${quoteIdent(schema)}.${quoteIdent(OUTBOX_TABLE)}`);
   await tx.query(sql`
-    INSERT INTO ${table} (id, event, model, object_id, version, timestamp, username, request_id, data, snapshots)
+    INSERT INTO ${table} (id, event, model, object_id, version, timestamp, username, request_id, data, snapshots, reference)
     SELECT * FROM jsonb_to_recordset(${JSON.stringify(events)}::jsonb)
-      AS e(id uuid, event varchar, model varchar, object_id bigint, version bigint, timestamp timestamptz, username varchar, request_id varchar, data jsonb, snapshots jsonb)`);
+      AS e(id uuid, event varchar, model varchar, object_id bigint, version bigint, timestamp timestamptz, username varchar, request_id varchar,
+           data jsonb, snapshots jsonb, reference jsonb)`);
   // delivered only if the transaction commits
   await tx.query(sql`SELECT pg_notify(${outboxChannel(schema)}, '')`);
 }

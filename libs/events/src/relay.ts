@@ -123,7 +123,7 @@ export class OutboxRelay {
   private async drainBatch(db: pg.Client, ch: ConfirmChannel): Promise<number> {
     const table = `${quoteIdent(this.o.schema)}.${quoteIdent(OUTBOX_TABLE)}`;
     const { rows } = await db.query(
-      `SELECT seq, id, event, model, object_id, version, timestamp, username, request_id, data, snapshots
+      `SELECT seq, id, event, model, object_id, version, timestamp, username, request_id, data, snapshots, reference
        FROM ${table} WHERE sent_at IS NULL ORDER BY seq LIMIT $1`,
       [this.o.batchSize ?? 500],
     );
@@ -140,6 +140,7 @@ export class OutboxRelay {
         request_id: r.request_id,
         data: r.data,
         snapshots: r.snapshots,
+        ...(r.reference ? { reference: r.reference } : {}),
       };
       ch.publish(EVENTS_EXCHANGE, routingKey(event), Buffer.from(JSON.stringify(event)), {
         persistent: true,

@@ -4,6 +4,7 @@ import { isoDateTime } from './format';
 import type { ModelDef } from './model';
 import { fetchByIds } from './query';
 import type { ServiceContext } from './registry';
+import { referenceOf } from './reference';
 import { represent } from './serialize';
 import type { Change, Row, Touched, WriteContext } from './types';
 
@@ -113,6 +114,7 @@ async function recordGroup(ctx: ServiceContext, model: ModelDef, wctx: WriteCont
       request_id: wctx.requestId,
       data: post ?? pre ?? null,
       snapshots: { prechange: b ? snapshotOf(model, b, pre) : null, postchange: a ? snapshotOf(model, a, post) : null },
+      reference: referenceOf(model, (a ?? b) as Row, post ?? pre),
     });
   };
   for (const id of touched.created ?? []) add('created', id);

@@ -1,3 +1,5 @@
+import { isTimeZone, TIME_ZONE_MESSAGE } from './timezones';
+
 /**
  * Field declarations. A model's fields, in order, drive its table columns,
  * validation, serializers, filters, OPTIONS and OpenAPI.
@@ -32,12 +34,28 @@ export interface StringField extends Base {
   pattern?: { regex: RegExp; message: string };
   /** Base filter matches case-insensitively (e.g. device name). */
   iexactFilter?: boolean;
+  /**
+   * Natural ordering (NetBox's NaturalOrderingField): the engine keeps a sort
+   * key column `_<name>` (digit runs zero-padded, see natural.ts) on every
+   * write, and ordering by the field sorts by it ("site 2" before "site 10").
+   */
+  natural?: boolean;
+  /** A rule of the value itself beyond type and length (blank values reach it too): a time zone name, say. */
+  check?: { test: (value: string) => boolean; message: string };
 }
+
+/** Precision and scale of a decimal column whose declaration names none. */
+export const DECIMAL_DIGITS = 16;
+export const DECIMAL_PLACES = 4;
 
 export interface NumberField extends Base {
   type: 'integer' | 'decimal' | 'bigint';
   min?: number;
   max?: number;
+  /** Decimals: digits in total (the column's precision, NUMERIC(maxDigits, decimalPlaces)); default 16. */
+  maxDigits?: number;
+  /** Decimals: digits after the point (the column's scale); default 4. */
+  decimalPlaces?: number;
 }
 
 export interface BooleanField extends Base {
@@ -76,7 +94,28 @@ export interface RelationField extends Base {
   idFilter?: string;
   /** Filters match descendants too (tree targets). */
   treeFilter?: boolean;
+  /** Filters through the target's own relation (a site's `?tenant_group=`): see `Hop`. */
+  hops?: Hop[];
 }
+
+/**
+ * A filter two relations away: `?<name>=` matches objects whose target's
+ * `via` relation is one of the given `to` objects (and their descendants
+ * when `tree`), looked up by `key`. Works on local and projected targets.
+ */
+export interface Hop {
+  name: string;
+  via: string;
+  to: string;
+  key: 'id' | 'slug';
+  tree?: boolean;
+}
+
+/** NetBox's TenancyFilterSet beyond `tenant`/`tenant_id`: the tenant's group, at any depth. */
+export const TENANT_GROUP_HOPS: Hop[] = [
+  { name: 'tenant_group', via: 'group', to: 'tenancy.tenantgroup', key: 'slug', tree: true },
+  { name: 'tenant_group_id', via: 'group', to: 'tenancy.tenantgroup', key: 'id', tree: true },
+];
 
 export interface ManyField extends Base {
   type: 'm2m';
@@ -140,6 +179,15 @@ export const f = {
   color: (o: Omit<StringField, 'type'> = {}): StringField => ({ type: 'color', maxLength: 6, ...o }),
   integer: (o: Omit<NumberField, 'type'> = {}): NumberField => ({ type: 'integer', ...o }),
   decimal: (o: Omit<NumberField, 'type'> = {}): NumberField => ({ type: 'decimal', ...o }),
+  /** An IANA zone name or null (NetBox's TimeZoneField): not a filter, as in NetBox. */
+  timeZone: (o: Omit<StringField, 'type'> = {}): StringField => ({
+    type: 'string',
+    maxLength: 63,
+    nullable: true,
+    filter: false,
+    check: { test: isTimeZone, message: TIME_ZONE_MESSAGE },
+    ...o,
+  }),
   boolean: (dflt: boolean, o: Omit<BooleanField, 'type'> = {}): BooleanField => ({ type: 'boolean', default: dflt, ...o }),
   datetime: (o: Omit<DateField, 'type'> = {}): DateField => ({ type: 'datetime', ...o }),
   date: (o: Omit<DateField, 'type'> = {}): DateField => ({ type: 'date', ...o }),

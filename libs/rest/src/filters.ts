@@ -2,30 +2,47 @@ import { type FilterDef, type Sql, sql, raw, ident, and, or, FilterValueError } 
 import { OUTBOX_TABLE } from '@inventory/events';
 import { ValidationError } from '@inventory/core';
 import { customFieldFilters, type CustomFieldDef } from './customfields';
-import { TEXT_TYPES } from './fields';
+import { TEXT_TYPES, type Hop } from './fields';
 import type { ModelDef } from './model';
+import { projectedModels, projection } from './projections';
 import type { ServiceContext } from './registry';
 import { TAGGED_ITEM_TABLE } from './schema';
 
 const col = (name: string): Sql => sql`t.${ident(name)}`;
 
+/** Where the objects of a model are looked up here: its table, or this service's projection of it. */
+interface LookupSource {
+  table: Sql;
+  key: (k: string) => Sql;
+  path: Sql | null;
+  live: Sql;
+}
+
+export function lookupSource(ctx: ServiceContext, label: string): LookupSource | null {
+  const local = ctx.models.get(label);
+  if (local) return { table: raw(ctx.db.table(local.table)), key: (k) => ident(k), path: local.tree ? raw('_path') : null, live: raw('TRUE') };
+  if (projectedModels(ctx).has(label)) {
+    return { table: projection(ctx, label), key: (k) => (k === 'id' ? raw('id') : sql`(data->>${k})`), path: raw('path'), live: raw('NOT deleted') };
+  }
+  return null;
+}
+
 /** Resolves slug-like keys (or ids) of a model to ids, with descendants for tree filters. */
 export function keyResolver(ctx: ServiceContext, label: string, key: string, tree: boolean) {
   return async (values: string[]): Promise<Map<string, number[]>> => {
-    const local = ctx.models.get(label);
-    if (local) {
-      const table = raw(ctx.db.table(local.table));
-      const match = key === 'id' ? sql`id = ANY(${values.map(Number)}::bigint[])` : sql`${ident(key)} = ANY(${values}::text[])`;
-      const rows = await ctx.db.query(sql`SELECT id, ${ident(key === 'id' ? 'id' : key)}::text AS k${raw(local.tree ? ', _path' : '')} FROM ${table} WHERE ${match}`);
+    const src = lookupSource(ctx, label);
+    if (src) {
+      const match = key === 'id' ? sql`id = ANY(${values.map(Number)}::bigint[])` : sql`${src.key(key)} = ANY(${values}::text[])`;
+      const rows = await ctx.db.query(sql`SELECT id, ${src.key(key)}::text AS k FROM ${src.table} WHERE ${src.live} AND ${match}`);
       const out = new Map<string, number[]>();
       for (const r of rows) out.set(String(r.k), [...(out.get(String(r.k)) ?? []), Number(r.id)]);
-      if (tree && local.tree && rows.length) {
+      if (tree && src.path && rows.length) {
         const roots = rows.map((r) => Number(r.id));
-        const desc = await ctx.db.query(sql`SELECT id, _path FROM ${table} WHERE _path && ${roots}::bigint[]`);
+        const desc = await ctx.db.query(sql`SELECT id, ${src.path} AS path FROM ${src.table} WHERE ${src.live} AND ${src.path} && ${roots}::bigint[]`);
         for (const [k, ids] of out) {
           const all = new Set(ids);
           for (const d of desc) {
-            const path = (d._path as string[] | number[]).map(Number);
+            const path = ((d.path ?? []) as string[] | number[]).map(Number);
             if (ids.some((i) => path.includes(i))) all.add(Number(d.id));
           }
           out.set(k, [...all]);
@@ -37,6 +54,35 @@ export function keyResolver(ctx: ServiceContext, label: string, key: string, tre
     if (!ctx.refs.has(owner)) return new Map();
     const res = await ctx.refs.call<{ ids: Record<string, number[]> }>(owner, 'POST', '/internal/keys', { model: label, key, values, tree });
     return new Map(Object.entries(res.ids));
+  };
+}
+
+/**
+ * A filter two relations away (a site's `?tenant_group=`): the objects whose
+ * target's `via` is one of the given objects of `hop.to` (with descendants
+ * for tree hops), through the target's table or this service's projection.
+ */
+function hopFilter(ctx: ServiceContext, name: string, field: { to: string }, hop: Hop): FilterDef {
+  const resolve = keyResolver(ctx, hop.to, hop.key, !!hop.tree);
+  return {
+    kind: 'method',
+    name: hop.name,
+    lookups: ['n'],
+    valueType: hop.key === 'id' ? 'integer' : 'string',
+    apply: async (values, lookup) => {
+      const found = await resolve(values);
+      const ids: number[] = [];
+      for (const v of values) {
+        const hit = found.get(v);
+        if (!hit) throw new ValidationError({ [lookup ? `${hop.name}__${lookup}` : hop.name]: [`Select a valid choice. ${v} is not one of the available choices.`] });
+        ids.push(...hit);
+      }
+      const src = lookupSource(ctx, field.to);
+      if (!src) return raw('FALSE');
+      const via = ctx.models.has(field.to) ? ident(`${hop.via}_id`) : sql`(data->>${hop.via})::bigint`;
+      const inner = sql`t.${ident(`${name}_id`)} IN (SELECT id FROM ${src.table} WHERE ${src.live} AND ${via} = ANY(${ids}::bigint[]))`;
+      return lookup === 'n' ? sql`NOT COALESCE(${inner}, FALSE)` : inner;
+    },
   };
 }
 
@@ -82,6 +128,7 @@ export function filtersFor(ctx: ServiceContext, model: ModelDef, cfDefs: CustomF
         defs.push({ kind: 'relation', name: field.idFilter ?? `${name}_id`, expr: column, keyType: 'integer', resolve: keyResolver(ctx, field.to, 'id', tree) });
         const key = field.filterKey === undefined ? 'slug' : field.filterKey;
         if (key) defs.push({ kind: 'relation', name, expr: column, keyType: 'string', resolve: keyResolver(ctx, field.to, key, tree) });
+        for (const hop of field.hops ?? []) defs.push(hopFilter(ctx, name, field, hop));
         break;
       }
       case 'm2m': {

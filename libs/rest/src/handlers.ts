@@ -13,8 +13,10 @@ import type { ServiceContext } from './registry';
 import { authorize } from '@inventory/auth';
 import { identityOf, ignoredHeader, parseId, requestUrl, requirePermission, wantsBrief } from './request';
 import { represent } from './serialize';
+import { READ_OPTION_PARAMS, listWithOptions, parseFieldSelection, parseReadOptions, readOne } from './read-options';
 import { capture } from './changes';
 import type { Row, WriteContext } from './types';
+import { checkRemoteProtected, warmReferences } from './referrers';
 import { runWrite, type Respond } from './unit-of-work';
 import { baseUrl } from './urls';
 import { notADict, prepare, insert, update, remove } from './write';
@@ -64,8 +66,11 @@ export function modelHandlers(ctx: ServiceContext, model: ModelDef): ModelHandle
       const url = requestUrl(req, base(req));
       const params = url.searchParams;
       const defs = cachedFilters(ctx, model, model.customFields ? await ctx.extras.customFields(model.label) : []);
-      const filter = await buildFilter(defs, params, { strict: ctx.settings.strictFiltering });
+      const filter = await buildFilter(defs, params, { strict: ctx.settings.strictFiltering, extraReserved: READ_OPTION_PARAMS });
       if (filter.ignored.length) res.setHeader('X-Ignored-Parameters', ignoredHeader(filter.ignored));
+      // fields=, omit=, count=false, start=, cursor= (read-options.ts); without them, NetBox 3.7's list as it was
+      const options = parseReadOptions(params);
+      if (options) return sendJson(res, 200, await listWithOptions(ctx, model, { url, where: and([filter.where, scope]), base: base(req), options }));
       const page = parsePage(params, ctx.settings.paginateCount, ctx.settings.maxPageSize);
       const { rows, count } = await fetchPage(ctx, model, {
         where: and([filter.where, scope]),
@@ -81,10 +86,12 @@ export function modelHandlers(ctx: ServiceContext, model: ModelDef): ModelHandle
     async retrieve(req, res) {
       const id = parseId(req.params.id);
       const scope = requirePermission(ctx, model, identityOf(res), 'view');
-      const [row] = await fetchByIds(ctx, model, [id], ctx.db, scope);
-      if (!row) throw new NotFound();
       const params = requestUrl(req, base(req)).searchParams;
-      const [rep] = await represent(ctx, model, [row], wantsBrief(params) ? 'brief' : 'full', base(req));
+      // fields= / omit= (NetBox 4.x): only what is shown is read and computed
+      const select = parseFieldSelection(params);
+      const [row] = select ? [await readOne(ctx, model, id, scope, select)] : await fetchByIds(ctx, model, [id], ctx.db, scope);
+      if (!row) throw new NotFound();
+      const [rep] = await represent(ctx, model, [row], select ? 'full' : wantsBrief(params) ? 'brief' : 'full', base(req), undefined, select);
       res.setHeader('ETag', etagOf(row));
       sendJson(res, 200, rep);
     },
@@ -99,6 +106,7 @@ export function modelHandlers(ctx: ServiceContext, model: ModelDef): ModelHandle
         throw notADict(body);
       }
       const items = bulk ? (body as unknown[]) : [body];
+      await warmReferences(ctx, model, items);
       await runWrite(ctx, model, req, res, identity, async (wctx) => {
         // validate everything first: errors come back as a list with {} for good items
         const prepared = [];
@@ -134,6 +142,7 @@ export function modelHandlers(ctx: ServiceContext, model: ModelDef): ModelHandle
       const scope = requirePermission(ctx, model, identity, 'change');
       parseId(req.params.id);
       if (Array.isArray(req.body)) throw new ValidationError({ non_field_errors: ['Expected a dictionary, but got list. Use the list URL for bulk updates.'] });
+      await warmReferences(ctx, model, [req.body]);
       await runWrite(ctx, model, req, res, identity, async (wctx) => {
         const existing = await lockOne(req, wctx, scope);
         const id = Number(existing.id);
@@ -149,6 +158,7 @@ export function modelHandlers(ctx: ServiceContext, model: ModelDef): ModelHandle
       const identity = identityOf(res);
       const scope = requirePermission(ctx, model, identity, 'change');
       const items = bulkItems(req.body);
+      await warmReferences(ctx, model, items);
       await runWrite(ctx, model, req, res, identity, async (wctx) => {
         const wanted = items.map((i) => Number(i.id));
         // locked in one order (the model's), so two bulk updates cannot deadlock each other
@@ -172,6 +182,7 @@ export function modelHandlers(ctx: ServiceContext, model: ModelDef): ModelHandle
       const scope = requirePermission(ctx, model, identity, 'delete');
       parseId(req.params.id);
       if (req.body !== undefined) throw new ValidationError({ non_field_errors: ['A DELETE of one object takes no body.'] });
+      await checkRemoteProtected(ctx, model, await inScope(ctx, model, [parseId(req.params.id)], scope));
       await runWrite(ctx, model, req, res, identity, async (wctx) => {
         const existing = await lockOne(req, wctx, scope);
         await capture(ctx, model, wctx, [existing]);
@@ -184,6 +195,7 @@ export function modelHandlers(ctx: ServiceContext, model: ModelDef): ModelHandle
       const identity = identityOf(res);
       const scope = requirePermission(ctx, model, identity, 'delete');
       const items = bulkItems(req.body);
+      await checkRemoteProtected(ctx, model, await inScope(ctx, model, items.map((i) => Number(i.id)), scope));
       await runWrite(ctx, model, req, res, identity, async (wctx) => {
         const rows = await wctx.tx.query(sql`SELECT * FROM ${table} t WHERE t.id = ANY(${items.map((i) => Number(i.id))}::bigint[]) AND ${scope} ORDER BY t.id FOR UPDATE`);
         await capture(ctx, model, wctx, rows);
@@ -243,4 +255,10 @@ function bulkItems(body: unknown): Record<string, unknown>[] {
   });
   if (bad) throw new ValidationError(errors);
   return body as Record<string, unknown>[];
+}
+
+/** Which of these objects exist within the caller's scope (what a delete would touch). */
+async function inScope(ctx: ServiceContext, model: ModelDef, ids: number[], scope: Sql): Promise<number[]> {
+  const rows = await ctx.db.query(sql`SELECT t.id FROM ${raw(ctx.db.table(model.table))} t WHERE t.id = ANY(${ids}::bigint[]) AND ${scope}`);
+  return rows.map((r) => Number(r.id));
 }

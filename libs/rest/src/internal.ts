@@ -7,6 +7,8 @@ import { filtersFor, keyResolver } from './filters';
 import type { ModelDef } from './model';
 import { rewriteCustomFieldData, type CustomFieldDataOp } from './customfield-data';
 import { COMMON_SCHEMAS, modelOpenApi } from './openapi';
+import { recordsFor, snapshotPage } from './projection-feed';
+import { declaredReferences, protectingObjects } from './referrers';
 import { resolveLocal } from './relations';
 import { identityOf } from './request';
 import { areaOf, type ServiceContext } from './registry';
@@ -63,7 +65,27 @@ export function mountInternal(app: Express, ctx: ServiceContext): void {
   };
   app.post('/internal/resolve', async (req, res) => {
     const b = body(req);
-    res.json({ results: await resolveLocal(ctx, model(b.model), list(b, 'refs')) });
+    const m = model(b.model);
+    const results = await resolveLocal(ctx, m, list(b, 'refs'));
+    // what the caller keeps in its projection of the model, so the next reference to them stays local
+    const found = [...new Set(results.flatMap((r) => ('id' in r ? [r.id] : [])))];
+    const rows = found.length ? await ctx.db.query(sql`SELECT * FROM ${raw(ctx.db.table(m.table))} WHERE id = ANY(${found}::bigint[])`) : [];
+    res.json({ results, records: await recordsFor(ctx, m, rows) });
+  });
+  app.get('/internal/references', (_req, res) => {
+    res.json({ references: declaredReferences(ctx) });
+  });
+  app.post('/internal/dependents', async (req, res) => {
+    const b = body(req);
+    res.json({ objects: await protectingObjects(ctx, String(b.model), ids(b, 'ids')) });
+  });
+  app.post('/internal/snapshot', async (req, res) => {
+    const b = body(req);
+    const after = Number(b.after ?? 0);
+    const limit = Number(b.limit ?? 1000);
+    if (!Number.isSafeInteger(after) || after < 0) throw new ValidationError({ after: ['Expected an id.'] });
+    if (!Number.isSafeInteger(limit) || limit < 1 || limit > 5000) throw new ValidationError({ limit: ['Expected 1 to 5000.'] });
+    res.json(await snapshotPage(ctx, model(b.model), after, limit));
   });
   app.post('/internal/nested', async (req, res) => {
     const b = body(req);

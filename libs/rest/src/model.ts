@@ -73,8 +73,22 @@ export interface ModelHooks {
   /**
    * Extra keys for the full representation (computed per page, batched). Local
    * queries go through `q`: inside a write it is the write's transaction.
+   * `wants(key)` says whether a key is shown (`fields=` / `omit=`): a hook may
+   * skip the work for keys that are not (the rows then hold only the columns
+   * of the shown fields; a virtual field shown reads the whole row).
    */
-  decorate?: (rows: Row[], out: Record<string, unknown>[], ctx: { brief: boolean; service: ServiceContext; q: Queryable }) => Promise<void> | void;
+  decorate?: (
+    rows: Row[],
+    out: Record<string, unknown>[],
+    ctx: { brief: boolean; service: ServiceContext; q: Queryable; wants?: (key: string) => boolean },
+  ) => Promise<void> | void;
+  /**
+   * Runs inside an update's transaction once the row (and its tree position)
+   * is stored, with the column values it set: carries a change down to other
+   * objects (a location's new site to its descendants), each noted with
+   * `noteTouched` so it has its own change record and event.
+   */
+  afterUpdate?: (id: number, columns: Row, existing: Row, ctx: WriteContext) => Promise<void>;
   /** Runs inside the delete transaction before rows go (e.g. remove dependants). */
   beforeDelete?: (ids: number[], ctx: WriteContext) => Promise<void>;
   /** After a write committed (e.g. tell other services to drop caches). */

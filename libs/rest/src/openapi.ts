@@ -167,6 +167,40 @@ function parameterSchema(def: FilterDef, lookup: string | null): Schema {
   }
 }
 
+/** `fields=` and `omit=` (NetBox 4.x), on list and detail reads (see read-options.ts). */
+const FIELD_PARAMETERS: Schema[] = [
+  {
+    name: 'fields',
+    in: 'query',
+    required: false,
+    description:
+      'Comma-separated fields to return (repeatable); only they are computed. `<field>.<key>` returns only that key of a related object (one level). Unknown names are ignored.',
+    schema: { type: 'string' },
+  },
+  { name: 'omit', in: 'query', required: false, description: 'Comma-separated fields to leave out (not computed). Ignored when `fields` is given.', schema: { type: 'string' } },
+];
+
+/** Read options of a list beyond NetBox 3.7 (see read-options.ts). */
+const READ_PARAMETERS: Schema[] = [
+  ...FIELD_PARAMETERS,
+  { name: 'count', in: 'query', required: false, description: 'false: do not count the matching objects (`count` is null).', schema: { type: 'boolean' } },
+  {
+    name: 'start',
+    in: 'query',
+    required: false,
+    description: 'Cursor pagination as NetBox 4.6: objects with an id at or above this one, in id order; `next` carries the next start, `count` and `previous` are null. Not with `offset`.',
+    schema: { type: 'integer', minimum: 0 },
+  },
+  {
+    name: 'cursor',
+    in: 'query',
+    required: false,
+    description:
+      'Keyset pagination in the requested ordering: empty for the first page, then the opaque value of the `next` link; `count` and `previous` are null. Not with `offset` or `start`. An invalid cursor is a 400.',
+    schema: { type: 'string' },
+  },
+];
+
 /** Query parameters of a list endpoint: every filter and each of its lookups. */
 export function listParameters(filters: FilterDef[]): Schema[] {
   const params: Schema[] = [
@@ -175,6 +209,7 @@ export function listParameters(filters: FilterDef[]): Schema[] {
     { name: 'ordering', in: 'query', required: false, description: 'Which field to use when ordering the results.', schema: { type: 'string' } },
     { name: 'brief', in: 'query', required: false, description: 'Return the minimal representation.', schema: { type: 'boolean' } },
     { name: 'exclude', in: 'query', required: false, schema: { type: 'string' } },
+    ...READ_PARAMETERS,
   ];
   const seen = new Set(params.map((p) => p.name));
   for (const def of filters) {
@@ -207,7 +242,8 @@ export function modelOpenApi(model: ModelDef, area: string, local: Map<string, M
       type: 'object',
       required: ['count', 'results'],
       properties: {
-        count: { type: 'integer' },
+        // null with count=false, start= and cursor=
+        count: { type: 'integer', nullable: true },
         next: { type: 'string', nullable: true, format: 'uri' },
         previous: { type: 'string', nullable: true, format: 'uri' },
         results: { type: 'array', items: ref(name) },
@@ -253,7 +289,7 @@ export function modelOpenApi(model: ModelDef, area: string, local: Map<string, M
           }),
     },
     [detail]: {
-      get: { operationId: op('get', 'retrieve'), tags: [tag], parameters: [idParam], responses: one },
+      get: { operationId: op('get', 'retrieve'), tags: [tag], parameters: [idParam, ...FIELD_PARAMETERS], responses: one },
       ...(model.readOnly
         ? {}
         : {

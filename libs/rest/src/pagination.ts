@@ -21,7 +21,7 @@ export function parsePage(params: URLSearchParams, paginateCount: number, maxPag
 }
 
 /** Rebuilds the query string: parameters re-encoded and sorted by name, repeats kept. */
-function withParams(url: URL, set: Record<string, string | null>): string {
+export function withParams(url: URL, set: Record<string, string | null>): string {
   const params = new URLSearchParams(url.search);
   for (const [k, v] of Object.entries(set)) {
     if (v === null) params.delete(k);

@@ -1,17 +1,23 @@
 import { ValidationError } from '@inventory/core';
 import { Sql, sql, raw, ident, join } from '@inventory/filtering';
 import { fieldOf } from './fields';
+import { naturalColumn } from './natural';
 import type { ModelDef } from './model';
 import type { Queryable } from './db';
 import type { ServiceContext } from './registry';
 import type { Row } from './types';
+import { projectedModels, projection } from './projections';
 
 /** Count annotations computed in the same statement as the rows (never per object). */
 export function countColumns(ctx: ServiceContext, model: ModelDef): Sql[] {
   const out: Sql[] = [];
   for (const [name, def] of Object.entries(model.counts)) {
     const target = ctx.models.get(def.model);
-    if (!target) continue; // counted by the owning service after the page is read
+    if (!target) {
+      // another service's objects, from the projection; a model nobody serves yet counts nothing
+      out.push(projectedModels(ctx).has(def.model) ? projectedCount(ctx, model, name, def) : sql`0 AS ${ident(`__count_${name}`)}`);
+      continue;
+    }
     const fkCol = ident(`${def.field}_id`);
     const extra = def.where ? raw(` AND ${def.where}`) : raw('');
     const table = raw(ctx.db.table(target.table));
@@ -26,22 +32,18 @@ export function countColumns(ctx: ServiceContext, model: ModelDef): Sql[] {
   return out;
 }
 
-/** Counts owned by other services: one call per counted model and page. */
-export async function remoteCounts(ctx: ServiceContext, model: ModelDef, rows: Row[]): Promise<void> {
-  const ids = rows.map((r) => Number(r.id));
-  if (!ids.length) return;
-  await Promise.all(
-    Object.entries(model.counts).map(async ([name, def]) => {
-      if (ctx.models.has(def.model)) return;
-      const owner = ctx.refs.ownerOf(def.model);
-      let counts: Record<string, number> = {};
-      if (ctx.refs.has(owner)) {
-        const res = await ctx.refs.call<{ counts: Record<string, number> }>(owner, 'POST', '/internal/counts', { model: def.model, field: def.field, ids });
-        counts = res.counts;
-      }
-      for (const r of rows) r[`__count_${name}`] = counts[String(r.id)] ?? 0;
-    }),
-  );
+/**
+ * A count of another service's objects (a tenant's `site_count`), from this
+ * service's projection of them: kept current by their events, so counting
+ * costs no call and can be ordered and filtered on.
+ */
+function projectedCount(ctx: ServiceContext, model: ModelDef, name: string, def: ModelDef['counts'][string]): Sql {
+  const ref = sql`(c.data->>${def.field})::bigint`;
+  const table = projection(ctx, def.model);
+  if (def.tree) {
+    return sql`(SELECT count(*) FROM ${table} c JOIN ${raw(ctx.db.table(model.table))} g ON g.id = ${ref} WHERE NOT c.deleted AND g._path @> ARRAY[t.id]::bigint[]) AS ${ident(`__count_${name}`)}`;
+  }
+  return sql`(SELECT count(*) FROM ${table} c WHERE NOT c.deleted AND ${ref} = t.id) AS ${ident(`__count_${name}`)}`;
 }
 
 /** An ordering term's SQL; why it cannot be served (a 400 names it); or null (unknown, ignored). */
@@ -65,8 +67,6 @@ export function orderExpression(ctx: ServiceContext, model: ModelDef, term: stri
   if (name === '_depth' && model.tree) return sql`t._depth${dir}`;
   if ((name === 'created' || name === 'last_updated') && model.timestamps) return sql`t.${ident(name)}${dir}${nulls}`;
   if (Object.prototype.hasOwnProperty.call(model.counts, name)) {
-    // counts of another service's objects are fetched after the page is read (until they are kept locally)
-    if (!ctx.models.has(model.counts[name].model)) return refused(name);
     return sql`${ident(`__count_${name}`)}${dir}`;
   }
   if ((name === 'tags' && model.tags) || (name === 'custom_fields' && model.customFields)) return refused(name);
@@ -75,15 +75,21 @@ export function orderExpression(ctx: ServiceContext, model: ModelDef, term: stri
   if (field.writeOnly || field.virtual || field.orderable === false || field.type === 'm2m' || field.type === 'generic' || field.type === 'json') {
     return refused(name);
   }
+  if (field.type === 'fk' && projectedModels(ctx).has(field.to)) {
+    // by the target's own ordering, as its owner sorts it (kept in the projection)
+    return sql`(SELECT p.sort FROM ${projection(ctx, field.to)} p WHERE p.id = t.${ident(`${name}_id`)})${dir}${nulls}`;
+  }
   if (field.type === 'fk') {
     const target = ctx.models.get(field.to);
     const orderBy = target?.ordering.find((o) => !o.startsWith('-') && fieldOf(target, o) && fieldOf(target, o)!.type !== 'fk');
     if (target && orderBy) {
-      return sql`(SELECT r.${ident(orderBy)} FROM ${raw(ctx.db.table(target.table))} r WHERE r.id = t.${ident(`${name}_id`)})${dir}${nulls}`;
+      const column = naturalColumn(orderBy, fieldOf(target, orderBy)) ?? orderBy;
+      return sql`(SELECT r.${ident(column)} FROM ${raw(ctx.db.table(target.table))} r WHERE r.id = t.${ident(`${name}_id`)})${dir}${nulls}`;
     }
     return sql`t.${ident(`${name}_id`)}${dir}${nulls}`;
   }
-  return sql`t.${ident(name)}${dir}${nulls}`;
+  // naturally ordered fields sort by their key ("site 2" before "site 10")
+  return sql`t.${ident(naturalColumn(name, field) ?? name)}${dir}${nulls}`;
 }
 
 /** ORDER BY for a request: the asked terms (400 for those that cannot be served), else the model's default; id last. */
@@ -126,7 +132,6 @@ export async function fetchPage(ctx: ServiceContext, model: ModelDef, q: ListQue
   if (rows.length) count = Number(rows[0].__total);
   else if (q.offset === 0) count = 0;
   else count = Number((await db.query(sql`SELECT count(*) AS n FROM ${table} t WHERE ${q.where}`))[0].n);
-  await remoteCounts(ctx, model, rows);
   return { rows, count };
 }
 
@@ -135,7 +140,6 @@ export async function fetchByIds(ctx: ServiceContext, model: ModelDef, ids: numb
   const counts = countColumns(ctx, model);
   const select = counts.length ? sql`t.*, ${join(counts, ', ')}` : raw('t.*');
   const rows = await db.query(sql`SELECT ${select} FROM ${table} t WHERE t.id = ANY(${ids}::bigint[]) AND ${where}`);
-  await remoteCounts(ctx, model, rows);
   const byId = new Map(rows.map((r) => [Number(r.id), r]));
   return ids.map((id) => byId.get(id)).filter((r): r is Row => !!r);
 }

@@ -10,6 +10,8 @@ export interface RestSettings extends PermissionSettings {
   maxPageSize: number;
   strictFiltering: boolean;
   publicUrl?: string;
+  /** Signs list cursors (`?cursor=`), so every replica accepts another's and none accepts a forged one. */
+  cursorSecret?: string;
 }
 
 /** Everything the generic engine needs to serve one service's models. */

@@ -4,6 +4,7 @@ import { flattenAttrs, pyRepr } from './format';
 import type { RefResult } from './features';
 import type { ModelDef } from './model';
 import type { Queryable } from './db';
+import { applyRecords, projectedModels, projection, type ProjectionRecord } from './projections';
 import type { ServiceContext } from './registry';
 
 const NOT_FOUND_ID = (id: unknown) => `Related object not found using the provided numeric ID: ${String(id)}`;
@@ -129,24 +130,65 @@ export async function resolveLocal(ctx: ServiceContext, model: ModelDef, refs: u
   return results;
 }
 
-/** Resolves references to any model: locally, or in one round trip to the owning service. */
+/**
+ * References to another service's objects answered from this service's
+ * projection: ids, and attribute sets of plain values (`{"slug": "acme"}`).
+ * null where the projection cannot answer (a miss, or a nested attribute
+ * set): the owner is asked for those.
+ */
+async function resolveProjected(ctx: ServiceContext, label: string, refs: unknown[], q: Queryable): Promise<(RefResult | null)[]> {
+  const t = projection(ctx, label);
+  const out: (RefResult | null)[] = refs.map(() => null);
+  const ids = [...new Set(refs.filter((r) => typeof r !== 'object').map(Number))];
+  const live = new Set(
+    ids.length ? (await q.query(sql`SELECT id FROM ${t} WHERE id = ANY(${ids}::bigint[]) AND NOT deleted`)).map((r) => Number(r.id)) : [],
+  );
+  for (let i = 0; i < refs.length; i++) {
+    const ref = refs[i];
+    if (typeof ref !== 'object') {
+      if (live.has(Number(ref))) out[i] = { id: Number(ref) };
+      continue;
+    }
+    const attrs = Object.entries(ref as Record<string, unknown>);
+    if (!attrs.length || attrs.some(([, v]) => v !== null && typeof v === 'object')) continue;
+    const conditions = attrs.map(([k, v]) =>
+      k === 'id' || k === 'pk' ? sql`id::text = ${String(v)}` : v === null ? sql`data->${k} = 'null'::jsonb` : sql`data->>${k} = ${String(v)}`,
+    );
+    const rows = await q.query(sql`SELECT id FROM ${t} WHERE NOT deleted AND ${and(conditions)} LIMIT 2`);
+    // one match answers; none may be an object made a moment ago, two may be a projection behind a rename: the owner decides
+    if (rows.length === 1) out[i] = { id: Number(rows[0].id) };
+  }
+  return out;
+}
+
+/**
+ * Resolves references to any model: locally; for another service's, from
+ * this service's projection, the misses in one call to the owner (whose
+ * answer is kept in the projection).
+ */
 export async function resolveRefs(ctx: ServiceContext, label: string, refs: unknown[], q?: Queryable): Promise<RefResult[]> {
   if (refs.length === 0) return [];
   const local = ctx.models.get(label);
   if (local) return resolveLocal(ctx, local, refs, q);
-  // malformed references never leave the service: only well-formed ones are sent to the owner
-  const results: RefResult[] = refs.map((r) => {
+  // malformed references never leave the service: only well-formed ones are looked up
+  const results: (RefResult | null)[] = refs.map((r) => {
     const problem = refShapeError(r);
-    return problem ? { error: problem } : { id: -1 };
+    return problem ? { error: problem } : null;
   });
-  const sendAt = results.flatMap((r, i) => ('id' in r ? [i] : []));
-  if (!sendAt.length) return results;
+  if (projectedModels(ctx).has(label)) {
+    const wellFormed = results.flatMap((r, i) => (r === null ? [i] : []));
+    const found = await resolveProjected(ctx, label, wellFormed.map((i) => refs[i]), q ?? ctx.db);
+    wellFormed.forEach((at, k) => (results[at] = found[k]));
+  }
+  const sendAt = results.flatMap((r, i) => (r === null ? [i] : []));
+  if (!sendAt.length) return results as RefResult[];
   const owner = ctx.refs.ownerOf(label);
   if (!ctx.refs.has(owner)) {
     for (const at of sendAt) results[at] = { error: typeof refs[at] === 'number' ? NOT_FOUND_ID(refs[at]) : `Related object not found: ${label} is not available.` };
-    return results;
+    return results as RefResult[];
   }
-  const res = await ctx.refs.call<{ results: RefResult[] }>(owner, 'POST', '/internal/resolve', { model: label, refs: sendAt.map((i) => refs[i]) });
+  const res = await ctx.refs.call<{ results: RefResult[]; records?: ProjectionRecord[] }>(owner, 'POST', '/internal/resolve', { model: label, refs: sendAt.map((i) => refs[i]) });
+  if (res.records?.length && projectedModels(ctx).has(label)) await applyRecords(ctx, q ?? ctx.db, label, res.records);
   sendAt.forEach((at, k) => (results[at] = res.results[k] ?? { error: `Related object not found: ${label} did not answer for it.` }));
-  return results;
+  return results as RefResult[];
 }

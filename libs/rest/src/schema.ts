@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 import { DataTypes, type ModelAttributeColumnOptions, type QueryInterface, Sequelize } from 'sequelize';
 import { Umzug, SequelizeStorage } from 'umzug';
-import type { FieldDef } from './fields';
+import { DECIMAL_DIGITS, DECIMAL_PLACES, type FieldDef } from './fields';
 import type { ModelDef, UniqueDef } from './model';
 import { IDEMPOTENCY_TABLE } from './idempotency';
-import { outboxStatements } from '@inventory/events';
+import { NATURAL_KEY_LENGTH, naturalColumn } from './natural';
+import { outboxStatements, processedEventStatements } from '@inventory/events';
 
 /** Tags live beside the objects of each service; tag definitions live in extras. */
 export const TAGGED_ITEM_TABLE = '_tagged_item';
@@ -25,7 +26,7 @@ function columnType(field: FieldDef) {
     case 'bigint':
       return DataTypes.BIGINT;
     case 'decimal':
-      return DataTypes.DECIMAL(16, 4);
+      return DataTypes.DECIMAL(field.maxDigits ?? DECIMAL_DIGITS, field.decimalPlaces ?? DECIMAL_PLACES);
     case 'boolean':
       return DataTypes.BOOLEAN;
     case 'date':
@@ -85,6 +86,8 @@ export function attributesOf(model: ModelDef, schema: string, local: Map<string,
     }
     if (field.unique === true || typeof field.unique === 'string') opt.unique = true;
     attrs[column] = opt;
+    const natural = naturalColumn(name, field);
+    if (natural) attrs[natural] = { type: DataTypes.STRING(NATURAL_KEY_LENGTH), allowNull: false, defaultValue: '' };
   }
   if (model.tree) {
     attrs._depth = { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 };
@@ -121,6 +124,10 @@ export async function createModelTables(qi: QueryInterface, schema: string, mode
       }
     }
     if (model.tree) await index(model.table, objectName(model.table, ['_path'], 'idx'), 'USING GIN ("_path")');
+    for (const [name, field] of Object.entries(model.fields)) {
+      const natural = naturalColumn(name, field);
+      if (natural) await index(model.table, objectName(model.table, [natural], 'idx'), `("${natural}")`);
+    }
     // the database enforces the unique rules too, so two writes in one batch (or two racing requests) cannot both win
     for (const u of model.unique) {
       const cols = u.fields.map((f) => (u.caseInsensitive ? `lower("${fieldColumn(model, f)}")` : `"${fieldColumn(model, f)}"`));
@@ -167,6 +174,8 @@ export async function createModelTables(qi: QueryInterface, schema: string, mode
   await index(IDEMPOTENCY_TABLE, objectName(IDEMPOTENCY_TABLE, ['created'], 'idx'), '("created")');
   // change events waiting for the relay (libs/events)
   for (const statement of outboxStatements(schema)) await q(statement);
+  // events this service's consumers applied (its projections, at least)
+  for (const statement of processedEventStatements(schema)) await q(statement);
 }
 
 /** Runs a frozen migration's SQL statements in one transaction. */

@@ -6,7 +6,9 @@ import type { ModelDef } from './model';
 import type { Queryable } from './db';
 import { areaOf, type ServiceContext } from './registry';
 import { TAGGED_ITEM_TABLE } from './schema';
+import { fieldsToCompute, project, wants, type FieldSelection } from './field-selection';
 import type { Row } from './types';
+import { projectedModels, projectedNested } from './projections';
 
 export type Mode = 'full' | 'brief' | 'nested';
 
@@ -44,6 +46,9 @@ export async function nestedFor(ctx: ServiceContext, label: string, ids: number[
     const out = await represent(ctx, local, rows, 'nested', base, q);
     return new Map(out.map((o) => [Number(o.id), o]));
   }
+  // another service's objects: from this service's projection of them, never over HTTP
+  if (projectedModels(ctx).has(label)) return projectedNested(ctx, label, unique, base, q);
+  // what no declaration names (generic relations, object custom fields may point anywhere): asked of the owner
   const owner = ctx.refs.ownerOf(label);
   if (!ctx.refs.has(owner)) return new Map();
   const res = await ctx.refs.call<{ objects: Row[] }>(owner, 'POST', '/internal/nested', { model: label, ids: unique, base });
@@ -60,9 +65,18 @@ export function fieldsFor(model: ModelDef, mode: Mode): string[] {
  * Builds representations for a page of rows with a fixed number of queries:
  * one per related model, one for tags, none per row.
  */
-export async function represent(ctx: ServiceContext, model: ModelDef, rows: Row[], mode: Mode, base: string, q?: Queryable): Promise<Row[]> {
+export async function represent(
+  ctx: ServiceContext,
+  model: ModelDef,
+  rows: Row[],
+  mode: Mode,
+  base: string,
+  q?: Queryable,
+  select?: FieldSelection | null,
+): Promise<Row[]> {
   if (rows.length === 0) return [];
-  const names = fieldsFor(model, mode);
+  // `fields=` / `omit=`: what is not shown is not computed (relations, tags, custom fields)
+  const names = fieldsToCompute(model, fieldsFor(model, mode), select);
   const related = new Map<string, Map<number, Row>>();
   const m2m = new Map<string, Map<number, number[]>>();
   const generic = new Map<string, Map<string, Map<number, Row>>>();
@@ -105,12 +119,12 @@ export async function represent(ctx: ServiceContext, model: ModelDef, rows: Row[
   let cfDefs: Awaited<ReturnType<ServiceContext['extras']['customFields']>> = [];
   if (mode === 'full') {
     const [tagRows, defs] = await Promise.all([
-      model.tags
+      model.tags && wants(select, 'tags')
         ? db.query(
             sql`SELECT object_id, tag_id FROM ${raw(ctx.db.table(TAGGED_ITEM_TABLE))} WHERE content_type = ${model.label} AND object_id = ANY(${rows.map((r) => r.id)}::bigint[])`,
           )
         : Promise.resolve([]),
-      model.customFields ? ctx.extras.customFields(model.label) : Promise.resolve([]),
+      model.customFields && wants(select, 'custom_fields') ? ctx.extras.customFields(model.label) : Promise.resolve([]),
     ]);
     cfDefs = defs;
     if (tagRows.length) {
@@ -189,10 +203,11 @@ export async function represent(ctx: ServiceContext, model: ModelDef, rows: Row[
       }
       if (model.tree && !('_depth' in rep)) rep._depth = row._depth;
     }
-    rep.display = model.display(row, rep);
+    // a row read for a selection holds only the shown fields' columns: display is computed only when shown
+    if (wants(select, 'display')) rep.display = model.display(row, rep);
     return rep;
   });
-  if (model.hooks.decorate) await model.hooks.decorate(rows, out, { brief: mode !== 'full', service: ctx, q: db });
-  return out;
+  if (model.hooks.decorate) await model.hooks.decorate(rows, out, { brief: mode !== 'full', service: ctx, q: db, wants: (field) => wants(select, field) });
+  return select ? out.map((rep) => project(rep, select)) : out;
 }
 

@@ -12,6 +12,8 @@ import { mountModel } from './router';
 import { migrate, type Migration } from './schema';
 import { baseUrl } from './urls';
 import { mountInternal } from './internal';
+import { projectionFeed, type ProjectionFeed } from './projection-feed';
+import { ensureProjections } from './projections';
 
 export interface RestServiceOptions {
   /** Service name; also its database schema. */
@@ -35,6 +37,8 @@ export interface RestService {
   app: Express;
   /** Publishes the service's outbox (null without AMQP_URL). */
   relay: OutboxRelay | null;
+  /** Keeps the projections of other services' objects (idle when there are none, or no broker). */
+  projections: ProjectionFeed;
   /** Runs migrations, listens, starts the relay. */
   start(port?: number): Promise<RunningServer>;
   stop(): Promise<void>;
@@ -69,6 +73,7 @@ export function createRestService(opts: RestServiceOptions): RestService {
       maxPageSize: config.MAX_PAGE_SIZE,
       strictFiltering: config.STRICT_FILTERING,
       publicUrl: config.PUBLIC_URL,
+      cursorSecret: config.INTERNAL_TOKEN_SECRET,
       loginRequired: config.LOGIN_REQUIRED,
       exemptViewPermissions: parseExemptList(config.EXEMPT_VIEW_PERMISSIONS),
     },
@@ -117,17 +122,22 @@ export function createRestService(opts: RestServiceOptions): RestService {
         // sent rows stay as long as the change log keeps changes: the by-request filters read them
         retentionHours: config.CHANGELOG_RETENTION * 24,
       }) : null;
+  // other services' objects this one refers to or counts, kept locally from their events
+  const projections = projectionFeed(ctx, config);
   let server: RunningServer | null = null;
   let changes: ChangeSubscription | null = null;
   return {
     ctx,
     app,
     relay,
+    projections,
     async start(port = config.PORT) {
       const applied = await migrate(config.DATABASE_URL, opts.name, opts.models, opts.migrations);
       if (applied.length) log.info({ applied }, 'migrations applied');
+      await ensureProjections(ctx);
       server = await listen(app, port, config.HOST);
       relay?.start();
+      projections.start();
       if (config.AMQP_URL) {
         // every replica drops its tag and custom-field caches on their change events (and after a reconnect: some may have been missed)
         changes = subscribeChanges({
@@ -144,6 +154,7 @@ export function createRestService(opts: RestServiceOptions): RestService {
     },
     async stop() {
       if (server) await server.close();
+      await projections.stop();
       await changes?.stop();
       changes = null;
       await relay?.stop();

@@ -1,6 +1,6 @@
 import Joi from 'joi';
 import { contentType } from '@inventory/refs';
-import type { FieldDef, ChoiceField } from './fields';
+import { DECIMAL_DIGITS, DECIMAL_PLACES, type FieldDef, type ChoiceField, type NumberField, type StringField } from './fields';
 import type { ModelDef } from './model';
 
 /** DRF's texts, so clients see the messages they already know. */
@@ -32,8 +32,6 @@ const DATETIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\
 /** Column ranges: int4, and the integers a JS number holds exactly (bigint columns). */
 const INT4 = [-2147483648, 2147483647] as const;
 const SAFE = [-Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER] as const;
-/** numeric(16,4) holds 12 digits before the point. */
-const DECIMAL_LIMIT = 999999999999.9999;
 
 /** Date.parse rolls impossible days over (2024-02-30 → March 1); PostgreSQL refuses them. */
 function isCalendarDate(iso: string): boolean {
@@ -70,6 +68,7 @@ function scalarSchema(field: FieldDef): Joi.Schema | null {
     case 'string':
     case 'text':
     case 'password': {
+      if (field.check) return checkedString(field);
       let s = Joi.string();
       if (field.maxLength) s = s.max(field.maxLength);
       if (field.minLength) s = s.min(field.minLength);
@@ -105,10 +104,7 @@ function scalarSchema(field: FieldDef): Joi.Schema | null {
         .max(field.max ?? hi);
     }
     case 'decimal':
-      return Joi.number()
-        .min(field.min ?? -DECIMAL_LIMIT)
-        .max(field.max ?? DECIMAL_LIMIT)
-        .messages({ 'number.base': 'A valid number is required.' });
+      return decimalSchema(field);
     case 'boolean':
       return Joi.boolean().truthy(1, '1', 'True', 'yes').falsy(0, '0', 'False', 'no');
     case 'date':
@@ -151,6 +147,61 @@ function scalarSchema(field: FieldDef): Joi.Schema | null {
     default:
       return null;
   }
+}
+
+/** A string the declaration checks itself (a time zone name): blank values are checked too, then the length. */
+function checkedString(field: StringField): Joi.Schema {
+  const { test, message } = field.check!;
+  return Joi.any().custom((value, helpers) => {
+    if (typeof value !== 'string') return helpers.message({ custom: MESSAGES['string.base'] as string });
+    if (!test(value)) return helpers.message({ custom: message });
+    if (field.maxLength && [...value].length > field.maxLength) return helpers.message({ custom: `Ensure this field has no more than ${field.maxLength} characters.` });
+    return value;
+  });
+}
+
+/** DRF's DecimalField.MAX_STRING_LENGTH. */
+const DECIMAL_MAX_TEXT = 1000;
+const DECIMAL_TEXT = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/;
+
+/**
+ * A decimal as DRF's DecimalField reads it: a JSON number or numeric text,
+ * refused (with DRF's messages) when it has more digits in total, after the
+ * point or before it than the column holds; stored as plain decimal text, so
+ * no digit is lost to floating point. Blank text is null where null is allowed.
+ */
+function decimalSchema(field: NumberField): Joi.Schema {
+  const maxDigits = field.maxDigits ?? DECIMAL_DIGITS;
+  const maxPlaces = field.decimalPlaces ?? DECIMAL_PLACES;
+  const maxWhole = maxDigits - maxPlaces;
+  return Joi.any().custom((value, helpers) => {
+    const fail = (text: string) => helpers.message({ custom: text });
+    if (typeof value !== 'number' && typeof value !== 'string') return fail('A valid number is required.');
+    const text = typeof value === 'number' ? String(value) : value.trim();
+    if (text === '' && field.nullable) return null;
+    if (text.length > DECIMAL_MAX_TEXT) return fail('String value too large.');
+    const m = DECIMAL_TEXT.exec(text);
+    if (!m || (m[2] === '' && !m[3])) return fail('A valid number is required.');
+    const [, sign, whole, fraction = '', exp = '0'] = m;
+    // Python's Decimal: the coefficient's digits (leading zeros dropped) and the exponent
+    const coefficient = `${whole}${fraction}`.replace(/^0+(?=\d)/, '');
+    const exponent = Number(exp) - fraction.length;
+    if (!Number.isSafeInteger(exponent)) return fail(`Ensure that there are no more than ${maxDigits} digits in total.`);
+    let total: number;
+    let places: number;
+    if (exponent >= 0) [total, places] = [coefficient.length + exponent, 0];
+    else if (coefficient.length > -exponent) [total, places] = [coefficient.length, -exponent];
+    else [total, places] = [-exponent, -exponent];
+    if (total > maxDigits) return fail(`Ensure that there are no more than ${maxDigits} digits in total.`);
+    if (places > maxPlaces) return fail(`Ensure that there are no more than ${maxPlaces} decimal places.`);
+    if (total - places > maxWhole) return fail(`Ensure that there are no more than ${maxWhole} digits before the decimal point.`);
+    const digits = exponent >= 0 ? coefficient + '0'.repeat(exponent) : coefficient.padStart(-exponent + 1, '0');
+    const plain = `${sign === '-' ? '-' : ''}${exponent >= 0 ? digits : `${digits.slice(0, exponent)}.${digits.slice(exponent)}`}`;
+    const n = Number(plain);
+    if (field.max !== undefined && n > field.max) return fail(`Ensure this value is less than or equal to ${field.max}.`);
+    if (field.min !== undefined && n < field.min) return fail(`Ensure this value is greater than or equal to ${field.min}.`);
+    return plain;
+  });
 }
 
 export type WriteMode = 'create' | 'put' | 'patch';

@@ -10,6 +10,7 @@ import { represent } from './serialize';
 import type { ServiceContext } from './registry';
 import { TAGGED_ITEM_TABLE, hashKey, uniqueIndexName } from './schema';
 import { capture, noteTouched } from './changes';
+import { withNaturalKeys } from './natural';
 import type { Row, WriteContext } from './types';
 import { validateScalars, type WriteMode } from './validation';
 
@@ -194,6 +195,8 @@ async function checkUnique(ctx: ServiceContext, model: ModelDef, row: Row, selfI
     const conds: Sql[] = cols.map((c) =>
       row[c] === null ? sql`${ident(c)} IS NULL` : u.caseInsensitive ? sql`lower(${ident(c)}::text) = lower(${String(row[c])})` : sql`${ident(c)} = ${row[c]}`,
     );
+    // a conditional rule compares only with the rows it covers (a top-level name may repeat below a parent)
+    for (const f of u.whenNull ?? []) conds.push(sql`${ident(columnOf(f, model.fields[f]) ?? f)} IS NULL`);
     const hit = await q.query(sql`SELECT 1 FROM ${table} WHERE ${and(conds)} AND ${notSelf} LIMIT 1`);
     if (hit.length) (errs[u.errorField ?? '__all__'] ??= []).push(u.message);
   }
@@ -222,7 +225,7 @@ export function uniqueViolation(model: ModelDef, err: unknown): never {
 }
 
 export async function insert(ctx: ServiceContext, model: ModelDef, p: Prepared, tx: Tx): Promise<number> {
-  const cols = jsonColumns(model, p.columns);
+  const cols = jsonColumns(model, withNaturalKeys(model, p.columns));
   const names = Object.keys(cols);
   const table = raw(ctx.db.table(model.table));
   const stmt = names.length
@@ -237,7 +240,7 @@ export async function insert(ctx: ServiceContext, model: ModelDef, p: Prepared, 
 
 export async function update(ctx: ServiceContext, model: ModelDef, id: number, p: Prepared, existing: Row, wctx: WriteContext): Promise<void> {
   const { tx } = wctx;
-  const cols = jsonColumns(model, p.columns);
+  const cols = jsonColumns(model, withNaturalKeys(model, p.columns));
   const sets = Object.keys(cols).map((n) => sql`${ident(n)} = ${cols[n]}`);
   if (model.timestamps) sets.push(raw('last_updated = now()'));
   // every write is a new version, tags-only and unchanged saves included (as NetBox's last_updated)
@@ -245,6 +248,7 @@ export async function update(ctx: ServiceContext, model: ModelDef, id: number, p
   await tx.query(sql`UPDATE ${raw(ctx.db.table(model.table))} SET ${join(sets, ', ')} WHERE id = ${id}`).catch((err) => uniqueViolation(model, err));
   if (model.tree && ('parent_id' in cols || 'name' in cols)) await updateTree(ctx, model, id, tx, existing, wctx);
   await writeLinks(ctx, model, id, p, tx);
+  if (model.hooks.afterUpdate) await model.hooks.afterUpdate(id, p.columns, existing, wctx);
 }
 
 async function writeLinks(ctx: ServiceContext, model: ModelDef, id: number, p: Prepared, tx: Tx): Promise<void> {
@@ -302,11 +306,13 @@ async function updateTree(ctx: ServiceContext, model: ModelDef, id: number, tx: 
 /** The tree rule every tree model shares: a node may not become its own ancestor. */
 export async function checkTreeParent(ctx: ServiceContext, model: ModelDef, row: Row, existing: Row | null, q: Queryable): Promise<void> {
   if (!existing || row.parent_id === null || row.parent_id === undefined) return;
-  if (Number(row.parent_id) === Number(existing.id)) throw ValidationError.field('parent', 'Cannot assign self or child as parent.');
+  // NetBox's NestedGroupModel.clean(): "Cannot assign self or child region as parent."
+  const refused = `Cannot assign self or child ${model.verboseName} as parent.`;
+  if (Number(row.parent_id) === Number(existing.id)) throw ValidationError.field('parent', refused);
   const hit = await q.query(
     sql`SELECT 1 FROM ${raw(ctx.db.table(model.table))} WHERE id = ${row.parent_id} AND _path @> ARRAY[${existing.id}]::bigint[]`,
   );
-  if (hit.length) throw ValidationError.field('parent', 'Cannot assign self or child as parent.');
+  if (hit.length) throw ValidationError.field('parent', refused);
 }
 
 /** Refuses (409) when local PROTECT relations still point at the objects. */

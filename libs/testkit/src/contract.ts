@@ -1,10 +1,12 @@
-import type { ModelDef } from '@inventory/rest';
+import { READ_OPTION_PARAMS, type ModelDef } from '@inventory/rest';
 import { concurrencyPass } from './concurrency';
 import { filterPass } from './filter-check';
 import { fuzzPass } from './fuzz';
 import type { Client, Reply } from './http';
 import { OpenApiChecker } from './openapi-check';
 import { FUZZ_RUNS, SchemaProbe, timed, type Declared, type PassContext } from './probe';
+import { readOptionsTests } from './read-options-check';
+import { crossServiceTests } from './cross-service-check';
 import type { Stack } from './stack';
 
 type Obj = Record<string, any>;
@@ -38,6 +40,8 @@ export interface ContractOptions {
   filters?: { query: (objs: Obj[]) => string; expect: (objs: Obj[]) => Obj[] }[];
   /** How many objects the query-count test creates (default 60). */
   volume?: number;
+  /** Bodies for objects of other services' models this one refers to, by label (default: a name and slug). */
+  targets?: Record<string, (i: number) => Obj>;
 }
 
 /** Models declared in this test file (jest loads modules per file), for passes that need another model's objects. */
@@ -241,7 +245,7 @@ export function runModelContract(title: string, o: ContractOptions): void {
 
     test('when every documented filter and lookup is used, then each answers 200 or a 400 naming it', async () => {
       const obj = await create();
-      const params = schema.parameters(o.path).filter((p) => !['limit', 'offset', 'ordering', 'brief', 'exclude'].includes(p));
+      const params = schema.parameters(o.path).filter((p) => !['limit', 'offset', 'ordering', 'brief', 'exclude', ...READ_OPTION_PARAMS].includes(p));
       expect(params.length).toBeGreaterThan(5);
       for (const p of params) {
         const r = await api.get(`${o.path}?${encodeURIComponent(p)}=${encodeURIComponent(sampleValue(p, obj))}`);
@@ -284,6 +288,10 @@ export function runModelContract(title: string, o: ContractOptions): void {
       expect(counts[0]).toBeGreaterThan(0);
       expect(new Set(counts).size).toBe(1);
     });
+
+    // fields=, omit=, count=false, start= and cursor= pages (read-options-check.ts)
+    readOptionsTests(pass);
+    crossServiceTests(o, pass);
 
     const long = Math.max(60_000, FUZZ_RUNS * 2_000);
     test('fuzz: when random bodies, queries, ids and headers hit list, detail and bulk endpoints, then nothing answers 5xx and rejected writes change nothing', () => fuzzPass(pass()), long);

@@ -7,3 +7,4 @@ export * from './contract';
 export * from './schema-history';
 export * from './eventually';
 export * from './outbox';
+export * from './cross-service-check';

@@ -19,6 +19,9 @@ export interface Stack {
   client(service: string): Client;
   /** Client for one service's /internal/ endpoints: the service identity of `caller` (the gateway by default). */
   serviceClient(service: string, caller?: string): Client;
+  /** Stops one service (an outage); `startService` brings a fresh instance back on the same port. */
+  stopService(name: string): Promise<void>;
+  startService(name: string): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -48,15 +51,20 @@ export async function bootStack(factories: Record<string, ServiceFactory>, env: 
       ...(broker ? { AMQP_URL: broker.url } : {}),
       ...env,
     });
-  const started: Startable[] = [];
+  const started = new Map<string, Startable>();
+  const startOne = async (name: string) => {
+    const svc = factories[name](config(name));
+    await svc.start(ports[names.indexOf(name)]);
+    started.set(name, svc);
+  };
+  const stopAll = async () => {
+    for (const s of [...started.values()].reverse()) await s.stop().catch(() => undefined);
+    started.clear();
+  };
   try {
-    for (const name of names) {
-      const svc = factories[name](config(name));
-      await svc.start(ports[names.indexOf(name)]);
-      started.push(svc);
-    }
+    for (const name of names) await startOne(name);
   } catch (err) {
-    for (const s of started.reverse()) await s.stop().catch(() => undefined);
+    await stopAll();
     await db.drop();
     await broker?.stop();
     throw err;
@@ -67,8 +75,15 @@ export async function bootStack(factories: Record<string, ServiceFactory>, env: 
     config,
     client: (service) => new Client(urls[service], { audience: service }),
     serviceClient: (service, caller = 'gateway') => new Client(urls[service], { audience: service }).asService(caller),
+    async stopService(name) {
+      await started.get(name)?.stop();
+      started.delete(name);
+    },
+    async startService(name) {
+      if (!started.has(name)) await startOne(name);
+    },
     async stop() {
-      for (const s of started.reverse()) await s.stop().catch(() => undefined);
+      await stopAll();
       await db.drop();
       await broker?.stop();
     },

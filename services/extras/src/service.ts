@@ -37,8 +37,8 @@ export function createService(config: BaseConfig, opts: ExtrasOptions = {}): Res
     ctx.extras.invalidate();
     await applyCustomFieldChanges(ctx, changes);
   };
-  tag.hooks.decorate = async (rows, out, { brief, service, q }) => {
-    if (brief || !rows.length) return;
+  tag.hooks.decorate = async (rows, out, { brief, service, q, wants }) => {
+    if (brief || !rows.length || wants?.('tagged_items') === false) return;
     const counts = await taggedItems(service, q, rows.map((r) => Number(r.id)));
     out.forEach((o) => (o.tagged_items = counts.get(Number(o.id)) ?? 0));
   };

@@ -215,7 +215,9 @@ describe('internal endpoints trust only services', () => {
     const tenant = (await gw.get('/api/tenancy/tenants/?slug=internal', token(adminKey))).body.results[0];
     const resolved = await stack.serviceClient('tenancy', 'extras').post('/internal/resolve', { model: 'tenancy.tenant', refs: [tenant.id] });
     expect(resolved.status).toBe(200);
-    expect(resolved.body).toEqual({ results: [{ id: tenant.id }] });
+    expect(resolved.body.results).toEqual([{ id: tenant.id }]);
+    // with what the caller keeps of it in its projection
+    expect(resolved.body.records).toEqual([expect.objectContaining({ id: tenant.id, deleted: false, nested: expect.objectContaining({ slug: 'internal' }) })]);
     const verified = await stack.serviceClient('users').post('/internal/auth/token', { key: adminKey });
     expect(verified.status).toBe(200);
     expect(verified.body.identity.user.username).toBe('admin');

@@ -95,13 +95,14 @@ describe('text PostgreSQL cannot store', () => {
 
 describe('ordering', () => {
   test('when ordering names a declared field, count or reference, then it works or is a 400 naming ordering', async () => {
-    for (const o of ['name', '-slug', 'group', '-group', 'id', 'created', '-last_updated', 'nosuchfield', 'constructor', '__proto__']) {
+    // counts of other services' objects too: they are kept locally (projections), so they sort like any column
+    for (const o of ['name', '-slug', 'group', '-group', 'id', 'created', '-last_updated', 'site_count', '-device_count', 'nosuchfield', 'constructor', '__proto__']) {
       const r = await api.get(`${TENANTS}?ordering=${o}`);
       expect([o, r.status]).toEqual([o, 200]);
     }
     expect((await api.get('/api/tenancy/tenant-groups/?ordering=-tenant_count')).status).toBe(200);
     expect((await api.get('/api/tenancy/tenant-groups/?ordering=_depth')).status).toBe(200);
-    for (const o of ['site_count', '-device_count', 'tags', 'custom_fields']) {
+    for (const o of ['tags', 'custom_fields']) {
       const r = await api.get(`${TENANTS}?ordering=${o}`);
       expect([o, r.status, Object.keys(r.body)]).toEqual([o, 400, ['ordering']]);
     }

@@ -1,4 +1,3 @@
-import { processedEventStatements } from '@inventory/events';
 
 /**
  * What the declarations cannot say: the extras schema beyond the tables
@@ -15,7 +14,5 @@ export function extraSchema(schema: string): string[] {
     `CREATE INDEX "object_change_time_idx" ON ${t} ("time")`,
     `CREATE INDEX "object_change_request_id_idx" ON ${t} ("request_id")`,
     `CREATE INDEX "object_change_changed_object_type_changed_object_id_idx" ON ${t} ("changed_object_type", "changed_object_id")`,
-    // events the extras consumers applied (libs/events consumer.ts)
-    ...processedEventStatements(schema),
   ];
 }

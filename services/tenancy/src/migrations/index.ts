@@ -4,6 +4,8 @@ import { indexNames } from './0002_index_names';
 import { objectVersions } from './0003_object_versions';
 import { outbox } from './0004_outbox';
 import { outboxIndexes } from './0005_outbox_indexes';
+import { outboxReference } from './0006_outbox_reference';
+import { processedEvents } from './0007_processed_events';
 
 /** In order; each entry is frozen once released (docs/decisions/005-frozen-migrations.md). */
-export const migrations: Migration[] = [initial, indexNames, objectVersions, outbox, outboxIndexes];
+export const migrations: Migration[] = [initial, indexNames, objectVersions, outbox, outboxIndexes, outboxReference, processedEvents];

@@ -5,6 +5,8 @@ import { indexNames } from './0003_index_names';
 import { objectVersions } from './0004_object_versions';
 import { outbox } from './0005_outbox';
 import { outboxIndexes } from './0006_outbox_indexes';
+import { outboxReference } from './0007_outbox_reference';
+import { processedEvents } from './0008_processed_events';
 
 /** In order; each entry is frozen once released (docs/decisions/005-frozen-migrations.md). */
 export const migrations: Migration[] = [
@@ -14,4 +16,6 @@ export const migrations: Migration[] = [
   objectVersions,
   outbox,
   outboxIndexes,
+  outboxReference,
+  processedEvents,
 ];

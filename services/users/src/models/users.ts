@@ -29,8 +29,8 @@ export const group: ModelDef = defineModel({
   search: ['name'],
   hooks: {
     /** Members per group: one grouped query for the whole page. */
-    decorate: async (rows, out, { brief, service, q }) => {
-      if (brief || rows.length === 0) return;
+    decorate: async (rows, out, { brief, service, q, wants }) => {
+      if (brief || rows.length === 0 || wants?.('user_count') === false) return;
       const ids = rows.map((r) => Number(r.id));
       const counts = await q.query(
         sql`SELECT target_id, count(*) AS n FROM ${raw(service.db.table(USER_GROUPS_TABLE))} WHERE target_id = ANY(${ids}::bigint[]) GROUP BY target_id`,

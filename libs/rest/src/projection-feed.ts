@@ -1,0 +1,179 @@
+import { HttpError, runWithContext, type BaseConfig } from '@inventory/core';
+import type { Identity } from '@inventory/auth';
+import { EventConsumer, type ChangeEvent } from '@inventory/events';
+import { sql, raw, ident } from '@inventory/filtering';
+import { capture, snapshotOf } from './changes';
+import type { ModelDef } from './model';
+import { applyRecords, projectedModels, projection, recordOf, type ProjectionRecord, type SnapshotPage } from './projections';
+import { referenceOf } from './reference';
+import type { ServiceContext } from './registry';
+import { represent } from './serialize';
+import type { Row } from './types';
+import { runChange } from './unit-of-work';
+import { remove } from './write';
+
+/** How the projections are fed: the owners' events (one consumer per service), their snapshots when empty. */
+
+const SNAPSHOT_PAGE = 1000;
+
+/** The queue of a service's projections (its replicas share it). */
+export const projectionQueue = (service: string): string => `${service}.projections`;
+
+/** Stored rows of one of this service's models as projection records (what referrers keep of them). */
+export async function recordsFor(ctx: ServiceContext, model: ModelDef, rows: Row[]): Promise<ProjectionRecord[]> {
+  const reps = await represent(ctx, model, rows, 'full', '');
+  return rows.map((row, i) => {
+    const ref = referenceOf(model, row, reps[i]);
+    return { id: Number(row.id), version: Number(row._version ?? 1), deleted: false, nested: ref.nested, data: snapshotOf(model, row, reps[i]), sort: ref.sort, path: ref.path ?? null };
+  });
+}
+
+/** The owner's side of a backfill: one page of a model's objects, by id. */
+export async function snapshotPage(ctx: ServiceContext, model: ModelDef, after: number, limit: number): Promise<SnapshotPage> {
+  const rows = await ctx.db.query(sql`SELECT * FROM ${raw(ctx.db.table(model.table))} WHERE id > ${after} ORDER BY id LIMIT ${limit}`);
+  return { records: await recordsFor(ctx, model, rows), next: rows.length === limit ? Number(rows[rows.length - 1].id) : null };
+}
+
+/** Fills an empty projection from its owner's snapshot; false when the owner could not be asked (tried again later). */
+export async function backfill(ctx: ServiceContext, label: string): Promise<boolean> {
+  const owner = ctx.refs.ownerOf(label);
+  if (!ctx.refs.has(owner)) return true; // not deployed: nothing to copy
+  let after = 0;
+  for (;;) {
+    let page: SnapshotPage;
+    try {
+      page = await ctx.refs.call<SnapshotPage>(owner, 'POST', '/internal/snapshot', { model: label, after, limit: SNAPSHOT_PAGE });
+    } catch (err) {
+      // an owner that does not serve the model yet (dcim before its devices exist) has nothing to copy
+      if (err instanceof HttpError && err.status === 400) return true;
+      ctx.log.warn({ model: label, owner, err: (err as Error).message }, 'projection backfill: owner not answering, retried later');
+      return false;
+    }
+    await applyRecords(ctx, ctx.db, label, page.records);
+    if (page.next === null) return true;
+    after = page.next;
+  }
+}
+
+/**
+ * The references of this service to deleted objects of `label`: CASCADE
+ * deletes the referrers, SET_NULL clears the reference, each in this
+ * service's own unit of work (their own events and change-log entries, by
+ * the user whose delete caused them). PROTECT references were refused by the
+ * owner; one left by a race is logged, not touched.
+ */
+export async function applyDeleteRules(ctx: ServiceContext, label: string, ids: number[], by: { username: string; requestId: string }): Promise<void> {
+  if (!ids.length) return;
+  const identity: Identity = { user: { id: 0, username: by.username, is_superuser: true, is_staff: true, is_active: true }, token: null, permissions: [], service: ctx.name };
+  for (const model of ctx.models.values()) {
+    for (const [name, field] of Object.entries(model.fields)) {
+      if (field.type !== 'fk' || field.to !== label) continue;
+      const column = ident(`${name}_id`);
+      const table = raw(ctx.db.table(model.table));
+      if (field.onDelete === 'PROTECT') {
+        const left = await ctx.db.query(sql`SELECT id FROM ${table} WHERE ${column} = ANY(${ids}::bigint[])`);
+        if (left.length) ctx.log.warn({ model: model.label, field: name, target: label, ids: left.map((r) => r.id) }, 'references to a deleted object left in place (PROTECT)');
+        continue;
+      }
+      await runWithContext({ requestId: by.requestId, queries: 0 }, () =>
+        runChange(ctx, model, identity, async (wctx) => {
+          const rows = await wctx.tx.query(sql`SELECT * FROM ${table} WHERE ${column} = ANY(${ids}::bigint[]) ORDER BY id FOR UPDATE`);
+          if (!rows.length) return { touched: {} };
+          await capture(ctx, model, wctx, rows);
+          if (field.onDelete === 'CASCADE') {
+            await remove(ctx, model, rows.map((r) => Number(r.id)), wctx);
+            return { touched: { deleted: rows } };
+          }
+          const stamp = model.timestamps ? raw(', last_updated = now()') : raw('');
+          await wctx.tx.query(sql`UPDATE ${table} SET ${column} = NULL, _version = _version + 1${stamp} WHERE id = ANY(${rows.map((r) => r.id)}::bigint[])`);
+          return { touched: { updated: rows } };
+        }),
+      );
+    }
+  }
+}
+
+/** Referenced ids of `label` whose projection says they are gone (tombstoned), for the repair at start. */
+async function goneReferences(ctx: ServiceContext, label: string): Promise<number[]> {
+  const ids = new Set<number>();
+  for (const model of ctx.models.values()) {
+    for (const [name, field] of Object.entries(model.fields)) {
+      if (field.type !== 'fk' || field.to !== label || field.onDelete === 'PROTECT') continue;
+      const rows = await ctx.db.query(
+        sql`SELECT DISTINCT r.${ident(`${name}_id`)} AS id FROM ${raw(ctx.db.table(model.table))} r JOIN ${projection(ctx, label)} p ON p.id = r.${ident(`${name}_id`)} WHERE p.deleted`,
+      );
+      for (const r of rows) ids.add(Number(r.id));
+    }
+  }
+  return [...ids];
+}
+
+export interface ProjectionFeed {
+  /** Starts the consumer, then backfills empty projections and repairs references to deleted objects (in the background, retried). */
+  start(): void;
+  stop(): Promise<void>;
+  /** Resolves once every projection was backfilled (or found filled) and repaired. */
+  readonly settled: Promise<void>;
+  consumer: EventConsumer | null;
+}
+
+/** The feed of a service's projections: none when it projects nothing or has no broker. */
+export function projectionFeed(ctx: ServiceContext, config: BaseConfig): ProjectionFeed {
+  const projected = projectedModels(ctx);
+  let settle: () => void = () => undefined;
+  const settled = new Promise<void>((r) => (settle = r));
+  if (!config.AMQP_URL || !projected.size) {
+    settle();
+    return { start: () => undefined, stop: async () => undefined, settled, consumer: null };
+  }
+  const consumer = new EventConsumer({
+    amqpUrl: config.AMQP_URL,
+    databaseUrl: config.DATABASE_URL,
+    schema: ctx.name,
+    queue: projectionQueue(ctx.name),
+    bindings: [...projected.keys()].map((label) => `${label}.*`),
+    log: ctx.log,
+    handler: async (event: ChangeEvent, tx) => {
+      if (!projected.has(event.model)) return;
+      await applyRecords(ctx, tx, event.model, [recordOf(event)]);
+      if (event.event === 'deleted') {
+        await applyDeleteRules(ctx, event.model, [Number(event.object_id)], { username: event.username ?? '', requestId: event.request_id ?? '' });
+      }
+    },
+  });
+  let stopping = false;
+  let timer: NodeJS.Timeout | null = null;
+  const sync = async (): Promise<void> => {
+    let pending = 0;
+    for (const label of projected.keys()) {
+      if (stopping) return;
+      try {
+        const [any] = await ctx.db.query(sql`SELECT 1 FROM ${projection(ctx, label)} LIMIT 1`);
+        if (!any && !(await backfill(ctx, label))) {
+          pending++;
+          continue;
+        }
+        const gone = await goneReferences(ctx, label);
+        if (gone.length) await applyDeleteRules(ctx, label, gone, { username: '', requestId: '' });
+      } catch (err) {
+        ctx.log.warn({ model: label, err: (err as Error).message }, 'projection sync failed, retried later');
+        pending++;
+      }
+    }
+    if (!pending) settle();
+    else if (!stopping) timer = setTimeout(() => void sync(), 5_000);
+  };
+  return {
+    consumer,
+    settled,
+    start() {
+      consumer.start();
+      void sync();
+    },
+    async stop() {
+      stopping = true;
+      if (timer) clearTimeout(timer);
+      await consumer.stop();
+    },
+  };
+}

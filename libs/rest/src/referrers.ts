@@ -1,0 +1,122 @@
+import { Cache, Conflict, ServiceUnavailable } from '@inventory/core';
+import { sql, raw, ident } from '@inventory/filtering';
+import { CONTENT_TYPES } from '@inventory/refs';
+import type { OnDelete } from './fields';
+import type { ModelDef } from './model';
+import type { ServiceContext } from './registry';
+import { resolveRefs } from './relations';
+import { represent } from './serialize';
+import type { Row } from './types';
+import { projectedModels } from './projections';
+
+/**
+ * Deleting an object that other services refer to (ARCHITECTURE.md,
+ * 'Cross-service references', 5): every service tells which of its fields
+ * refer to which other services' models (derived from its declarations), and
+ * names the objects that a PROTECT reference keeps. The owner asks them all
+ * before it deletes, one call per service, in parallel; a service that does
+ * not answer makes the delete a 503 (it may hold a protecting reference), and
+ * nothing is deleted.
+ */
+
+export interface DeclaredReference {
+  /** The referring model (here). */
+  model: string;
+  field: string;
+  /** The referenced model (another service's). */
+  to: string;
+  onDelete: OnDelete;
+}
+
+/** This service's references to other services' models. */
+export function declaredReferences(ctx: ServiceContext): DeclaredReference[] {
+  const out: DeclaredReference[] = [];
+  for (const m of ctx.models.values()) {
+    for (const [name, field] of Object.entries(m.fields)) {
+      if (field.type === 'fk' && !ctx.models.has(field.to)) out.push({ model: m.label, field: name, to: field.to, onDelete: field.onDelete });
+    }
+  }
+  return out;
+}
+
+/** The objects here that a PROTECT reference to these objects of `label` keeps, as NetBox names them: `<display> (<id>)`. */
+export async function protectingObjects(ctx: ServiceContext, label: string, ids: number[]): Promise<string[]> {
+  const found: string[] = [];
+  for (const ref of declaredReferences(ctx)) {
+    if (ref.to !== label || ref.onDelete !== 'PROTECT') continue;
+    const m = ctx.models.get(ref.model) as ModelDef;
+    const rows = await ctx.db.query(sql`SELECT * FROM ${raw(ctx.db.table(m.table))} WHERE ${ident(`${ref.field}_id`)} = ANY(${ids}::bigint[]) ORDER BY id`);
+    for (const r of await represent(ctx, m, rows, 'full', '')) found.push(`${String(r.display)} (${String(r.id)})`);
+  }
+  return found;
+}
+
+/** Other services that hold objects (the catalogue names them as owners; the gateway holds none). */
+function otherServices(ctx: ServiceContext): string[] {
+  const owners = new Set(CONTENT_TYPES.map((ct) => ct.service));
+  return ctx.refs.services().filter((s) => s !== ctx.name && owners.has(s));
+}
+
+// what each service refers to, learned once a minute (a redeployed service may declare new references)
+const referencesOf = new WeakMap<ServiceContext, Cache<string, { protects: string[] }>>();
+
+/**
+ * The models of other services that `service` protects (PROTECT references);
+ * 503 naming it when it cannot tell. A service that only clears or cascades
+ * need not be asked: it applies its rule from the delete event, even later.
+ */
+async function protectedBy(ctx: ServiceContext, service: string): Promise<Set<string>> {
+  let cache = referencesOf.get(ctx);
+  if (!cache) referencesOf.set(ctx, (cache = new Cache({ max: 100, ttlMs: 60_000 })));
+  const known = await cache
+    .load(service, async () => {
+      const res = await ctx.refs.call<{ references: DeclaredReference[] }>(service, 'GET', '/internal/references');
+      return { protects: res.references.filter((r) => r.onDelete === 'PROTECT').map((r) => r.to) };
+    })
+    .catch(() => undefined);
+  if (!known) throw new ServiceUnavailable(`Service ${service} is unavailable.`);
+  return new Set(known.protects);
+}
+
+/**
+ * Refuses (409, NetBox's text) the delete of these objects while another
+ * service holds PROTECT references to them; 503 naming a service that could
+ * not be asked. Runs before the delete's transaction opens.
+ */
+export async function checkRemoteProtected(ctx: ServiceContext, model: ModelDef, ids: number[]): Promise<void> {
+  if (!ids.length) return;
+  const answers = await Promise.all(
+    otherServices(ctx).map(async (service) => {
+      if (!(await protectedBy(ctx, service)).has(model.label)) return { objects: [] };
+      try {
+        return await ctx.refs.call<{ objects: string[] }>(service, 'POST', '/internal/dependents', { model: model.label, ids });
+      } catch {
+        throw new ServiceUnavailable(`Service ${service} is unavailable.`);
+      }
+    }),
+  );
+  const found = answers.flatMap((a) => a.objects ?? []);
+  if (found.length) throw new Conflict(`Unable to delete object. ${found.length} dependent objects were found: ${found.join(', ')}`);
+}
+
+/**
+ * Resolves, before the write's transaction opens, the references a request
+ * makes to other services' objects: the projection answers most; the misses
+ * go to the owner in one call per target model and are kept in the
+ * projection, so the write's own resolution (in the transaction) stays local.
+ */
+export async function warmReferences(ctx: ServiceContext, model: ModelDef, items: unknown[]): Promise<void> {
+  const projected = projectedModels(ctx);
+  const byTarget = new Map<string, unknown[]>();
+  for (const item of items) {
+    if (item === null || typeof item !== 'object' || Array.isArray(item)) continue;
+    for (const [name, value] of Object.entries(item as Row)) {
+      const field = Object.prototype.hasOwnProperty.call(model.fields, name) ? model.fields[name] : undefined;
+      if (!field || (field.type !== 'fk' && field.type !== 'm2m') || !projected.has(field.to) || value === null || value === undefined) continue;
+      const refs = field.type === 'm2m' ? (Array.isArray(value) ? value : []) : [value];
+      byTarget.set(field.to, [...(byTarget.get(field.to) ?? []), ...refs]);
+    }
+  }
+  // an owner that does not answer is a 503 naming it, before anything is written
+  await Promise.all([...byTarget].map(([label, refs]) => resolveRefs(ctx, label, refs)));
+}

@@ -1,0 +1,89 @@
+import { contentType } from '@inventory/refs';
+import type { ModelDef, RelationField } from '@inventory/rest';
+import { eventually } from './eventually';
+import type { Reply } from './http';
+import type { PassContext } from './probe';
+import type { Stack } from './stack';
+
+type Obj = Record<string, any>;
+
+function ok(reply: Reply, status: number, what: string): Reply {
+  if (reply.status !== status) throw new Error(`${what}: expected ${status}, got ${reply.status}: ${reply.text.slice(0, 500)}`);
+  return reply;
+}
+
+/** The model's references to other services' models, from its declaration. */
+export function crossServiceReferences(model: ModelDef, service: string): [string, RelationField][] {
+  return Object.entries(model.fields).filter((e): e is [string, RelationField] => {
+    const owner = e[1].type === 'fk' ? contentType(e[1].to)?.service : undefined;
+    return !!owner && owner !== service;
+  });
+}
+
+/**
+ * The contract's cross-service pass, one test per reference to another
+ * service's model, generated from the declaration: written by id and by
+ * attribute set (the second a moment after the target was made: a projection
+ * miss), nested on read, filtered by id and slug, ordered by, and the
+ * reference's delete rule applied by the owner's delete (PROTECT: 409,
+ * nothing deleted; SET_NULL: cleared; CASCADE: deleted) once its event
+ * arrives. Targets are made with a name and slug (what NetBox's referenced
+ * models share); `targets` gives other bodies.
+ */
+export function crossServiceTests(
+  o: { stack: () => Stack; service: string; model: ModelDef; path: string; targets?: Record<string, (i: number) => Obj> },
+  pass: () => PassContext,
+): void {
+  const references = crossServiceReferences(o.model, o.service);
+  if (!references.length) return;
+  let n = 0;
+  const targetBody = (label: string) => {
+    n++;
+    const made = o.targets?.[label];
+    return made ? made(n) : { name: `Xref ${o.model.model} ${n}`, slug: `xref-${o.model.model}-${n}` };
+  };
+
+  test('when it refers to other services\' objects, then each reference is written by id and attributes, read nested, filtered, ordered, and its delete rule holds', async () => {
+    const ctx = pass();
+    const stack = o.stack();
+    for (const [name, field] of references) {
+      const ct = contentType(field.to)!;
+      if (!(ct.service in stack.urls)) throw new Error(`${name} refers to ${field.to}: the contract's stack must run ${ct.service}`);
+      const owner = stack.client(ct.service);
+      const targetPath = `/api/${ct.service}/${ct.endpoint}/`;
+      const target = ok(await owner.post(targetPath, targetBody(field.to)), 201, `${name}: making the target`).body;
+      const byId = ok(await ctx.api.post(ctx.path, { ...(await ctx.make()), [name]: target.id }), 201, `${name}: by id`).body;
+      const byAttrs = ok(await ctx.api.post(ctx.path, { ...(await ctx.make()), [name]: { slug: target.slug } }), 201, `${name}: by attributes`).body;
+      for (const made of [byId, byAttrs]) expect([name, made[name]?.id, made[name]?.display]).toEqual([name, target.id, target.display]);
+      const detail = ok(await ctx.api.get(`${ctx.path}${byId.id}/`), 200, `${name}: detail`).body;
+      expect(detail[name]).toEqual(byId[name]);
+
+      const both = [byId.id, byAttrs.id].sort((a, b) => a - b);
+      const found = async (q: string) => (ok(await ctx.api.get(`${ctx.path}?${q}&limit=1000`), 200, `${name}: ${q}`).body.results as Obj[]).map((x) => x.id).sort((a, b) => a - b);
+      expect([name, await found(`${field.idFilter ?? `${name}_id`}=${target.id}`)]).toEqual([name, both]);
+      const key = field.filterKey === undefined ? 'slug' : field.filterKey;
+      if (key) expect([name, await found(`${name}=${encodeURIComponent(target[key])}`)]).toEqual([name, both]);
+      for (const dir of ['', '-']) ok(await ctx.api.get(`${ctx.path}?ordering=${dir}${name}`), 200, `${name}: ordering`);
+
+      const deleted = await owner.delete(`${targetPath}${target.id}/`);
+      const ours = () => found(`id=${byId.id}&id=${byAttrs.id}`);
+      if (field.onDelete === 'PROTECT') {
+        expect([name, deleted.status]).toEqual([name, 409]);
+        expect(deleted.body.detail).toMatch(/^Unable to delete object\. \d+ dependent objects were found: /);
+        ok(await owner.get(`${targetPath}${target.id}/`), 200, `${name}: the protected target`);
+        expect(await ours()).toEqual(both);
+        continue;
+      }
+      expect([name, deleted.status]).toEqual([name, 204]);
+      if (field.onDelete === 'CASCADE') {
+        await eventually(async () => (await ours()).length === 0, 15_000, `${name}: the referrers deleted (CASCADE)`);
+      } else {
+        await eventually(
+          async () => (await Promise.all(both.map(async (id) => ok(await ctx.api.get(`${ctx.path}${id}/`), 200, 'read').body[name]))).every((v) => v === null),
+          15_000,
+          `${name}: the reference cleared (SET_NULL)`,
+        );
+      }
+    }
+  });
+}

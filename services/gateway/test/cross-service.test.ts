@@ -1,0 +1,99 @@
+import { readConfig } from '@inventory/core';
+import { bootStack, eventually, Client, type Stack } from '@inventory/testkit';
+import { createService as users } from '@inventory/users';
+import { createService as tenancy } from '@inventory/tenancy';
+import { createService as extras } from '@inventory/extras';
+import { createService as dcim } from '@inventory/dcim';
+import { createGateway, gatewayConfig } from '@inventory/gateway';
+
+/**
+ * Sites (dcim) and the tenants they name (tenancy), through the gateway, as
+ * a NetBox client sees them: dcim keeps a projection of tenants fed by
+ * tenancy's events, so a rename reaches every site, sites list with tenancy
+ * stopped, and a tenant is not deleted while sites protect it or while dcim
+ * cannot say whether they do.
+ */
+let stack: Stack;
+let gw: Client;
+let auth: { headers: { authorization: string }; identity: null };
+
+beforeAll(async () => {
+  stack = await bootStack({
+    users,
+    tenancy,
+    extras,
+    dcim,
+    gateway: (cfg) =>
+      createGateway(
+        readConfig(gatewayConfig, {
+          INTERNAL_TOKEN_SECRET: cfg.INTERNAL_TOKEN_SECRET,
+          AMQP_URL: cfg.AMQP_URL,
+          SERVICE_URLS: cfg.SERVICE_URLS,
+          PORT: String(cfg.PORT),
+          LOG_LEVEL: 'silent',
+        }),
+      ),
+  });
+  const admin = await stack.client('users').post('/api/users/users/', { username: 'admin', password: 'admin-password-1' });
+  await stack.client('users').post('/api/users/permissions/', {
+    name: 'all',
+    object_types: ['tenancy.tenant', 'tenancy.tenantgroup', 'dcim.site', 'dcim.region'],
+    actions: ['view', 'add', 'change', 'delete'],
+    users: [admin.body.id],
+  });
+  gw = new Client(stack.urls.gateway, { identity: null });
+  const provisioned = await gw.post('/api/users/tokens/provision/', { username: 'admin', password: 'admin-password-1' }, { identity: null });
+  auth = { headers: { authorization: `Token ${provisioned.body.key}` }, identity: null };
+}, 120_000);
+afterAll(() => stack?.stop());
+
+test('when a tenant is renamed, then every site that names it shows the new name once the event arrives (the lag is printed)', async () => {
+  const t = await gw.post('/api/tenancy/tenants/', { name: 'Before', slug: 'before' }, auth);
+  const sites = await gw.post('/api/dcim/sites/', Array.from({ length: 20 }, (_, i) => ({ name: `Site ${i}`, slug: `site-${i}`, tenant: { slug: 'before' } })), auth);
+  expect(sites.status).toBe(201);
+  expect(sites.body.every((s: { tenant: { name: string } }) => s.tenant.name === 'Before')).toBe(true);
+  const t0 = Date.now();
+  expect((await gw.patch(`/api/tenancy/tenants/${t.body.id}/`, { name: 'After' }, auth)).status).toBe(200);
+  await eventually(async () => {
+    const r = await gw.get(`/api/dcim/sites/?tenant_id=${t.body.id}&limit=100`, auth);
+    return r.body.count === 20 && r.body.results.every((s: { tenant: { name: string } }) => s.tenant.name === 'After');
+  }, 10_000, 'the new name on every site');
+  console.log(`rename to projection through the gateway: ${Date.now() - t0} ms (commit, relay, consumer, then a list read)`);
+  // tenancy counts the sites from dcim's events
+  await eventually(async () => (await gw.get(`/api/tenancy/tenants/${t.body.id}/`, auth)).body.site_count === 20, 10_000, 'site_count 20');
+});
+
+test('when tenancy is stopped, then sites still list with their nested tenants', async () => {
+  await stack.stopService('tenancy');
+  try {
+    const r = await gw.get('/api/dcim/sites/?tenant=before&limit=5', auth);
+    expect(r.status).toBe(200);
+    expect(r.body.results[0].tenant).toMatchObject({ name: 'After', slug: 'before' });
+  } finally {
+    await stack.startService('tenancy');
+  }
+});
+
+test('when dcim is stopped, then deleting a tenant is a 503 naming dcim, and nothing is deleted', async () => {
+  const t = await gw.post('/api/tenancy/tenants/', { name: 'Lonely', slug: 'lonely' }, auth);
+  await stack.stopService('dcim');
+  try {
+    const r = await gw.delete(`/api/tenancy/tenants/${t.body.id}/`, undefined, auth);
+    expect(r.status).toBe(503);
+    expect(r.body.detail).toMatch(/dcim/);
+  } finally {
+    await stack.startService('dcim');
+  }
+  expect((await gw.get(`/api/tenancy/tenants/${t.body.id}/`, auth)).status).toBe(200);
+  expect((await gw.delete(`/api/tenancy/tenants/${t.body.id}/`, undefined, auth)).status).toBe(204);
+});
+
+test('when tenants are deleted in bulk and a site protects one, then 409 names the site and none is deleted', async () => {
+  const free = await gw.post('/api/tenancy/tenants/', { name: 'Free', slug: 'free' }, auth);
+  const used = await gw.post('/api/tenancy/tenants/', { name: 'Used', slug: 'used' }, auth);
+  const site = await gw.post('/api/dcim/sites/', { name: 'Keeper', slug: 'keeper', tenant: used.body.id }, auth);
+  const r = await gw.delete('/api/tenancy/tenants/', [{ id: free.body.id }, { id: used.body.id }], auth);
+  expect(r.status).toBe(409);
+  expect(r.body).toEqual({ detail: `Unable to delete object. 1 dependent objects were found: Keeper (${site.body.id})` });
+  expect((await gw.get(`/api/tenancy/tenants/?id=${free.body.id}&id=${used.body.id}`, auth)).body.count).toBe(2);
+});
