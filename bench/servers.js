@@ -6,6 +6,7 @@ const FACTORIES = {
   users: () => require('@inventory/users').createService,
   tenancy: () => require('@inventory/tenancy').createService,
   extras: () => require('@inventory/extras').createService,
+  dcim: () => require('@inventory/dcim').createService,
 };
 
 async function main() {
