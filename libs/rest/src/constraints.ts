@@ -1,6 +1,7 @@
 import { type Sql, sql, raw, ident, and, or, likeEscape } from '@inventory/filtering';
 import { fieldOf } from './fields';
 import type { ModelDef } from './model';
+import { projectedModels, projection } from './projections';
 import type { ServiceContext } from './registry';
 
 const LOOKUPS = new Set(['exact', 'iexact', 'in', 'gt', 'gte', 'lt', 'lte', 'isnull', 'contains', 'icontains', 'startswith', 'istartswith', 'endswith', 'iendswith', 'n']);
@@ -27,13 +28,25 @@ function lookupSql(ctx: ServiceContext, model: ModelDef, alias: string, parts: s
     const column = sql`${a}.${ident(`${head.replace(/_id$/, '')}_id`)}`;
     if (rest.length === 0 || (rest.length === 1 && (rest[0] === 'id' || rest[0] === 'pk'))) return compare(column, lookup, value);
     const target = ctx.models.get(field.to);
-    if (!target) return raw('FALSE');
+    if (!target) return projectedLookup(ctx, field.to, column, rest, lookup, value);
     const sub = `${alias}_${head}`;
     const inner = lookupSql(ctx, target, sub, [...rest, ...(lookup === 'exact' ? [] : [lookup])], value);
     return sql`${column} IN (SELECT ${raw(sub)}.id FROM ${raw(ctx.db.table(target.table))} ${raw(sub)} WHERE ${inner})`;
   }
   if (field.type === 'm2m' || field.type === 'generic' || rest.length) return raw('FALSE');
   return compare(sql`${a}.${ident(head)}`, lookup, value);
+}
+
+/**
+ * A lookup through a reference to another service's model
+ * (`{"tenant__slug": "acme"}`): on this service's projection of the target,
+ * by the stored values of the owner's snapshot (one relation deep).
+ */
+function projectedLookup(ctx: ServiceContext, label: string, column: Sql, rest: string[], lookup: string, value: unknown): Sql {
+  if (!projectedModels(ctx).has(label) || rest.length !== 1) return raw('FALSE');
+  const key = rest[0];
+  const expr = key === 'id' || key === 'pk' ? raw('p.id') : sql`(p.data->>${key})`;
+  return sql`${column} IN (SELECT p.id FROM ${projection(ctx, label)} p WHERE NOT p.deleted AND ${compare(expr, lookup, value)})`;
 }
 
 function compare(expr: Sql, lookup: string, value: unknown): Sql {

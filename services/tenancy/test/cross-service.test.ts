@@ -202,3 +202,22 @@ test('when a projection is lost, then it is filled again from the owner\'s snaps
   const all = await cir.get('/api/circuits/circuits/?limit=1000');
   expect(all.body.results.filter((x: { tenant: unknown }) => x.tenant === null).map((x: { cid: string }) => x.cid)).not.toContain('B1');
 });
+
+test('when a permission constrains circuits through their tenant (tenant__slug), then only those circuits are seen, from the projection', async () => {
+  const mine = await ten.post('/api/tenancy/tenants/', { name: 'Mine', slug: 'mine' });
+  const theirs = await ten.post('/api/tenancy/tenants/', { name: 'Theirs', slug: 'theirs' });
+  await cir.post('/api/circuits/circuits/', [
+    { cid: 'K1', tenant: mine.body.id },
+    { cid: 'K2', tenant: theirs.body.id },
+  ]);
+  const viewer = {
+    user: { id: 42, username: 'viewer', is_superuser: false, is_staff: false, is_active: true },
+    token: { id: 42, write_enabled: true },
+    permissions: [{ object_types: ['circuits.circuit'], actions: ['view'], constraints: { tenant__slug: 'mine' } }],
+  };
+  const seen = await stack.client('circuits').withIdentity(viewer).get('/api/circuits/circuits/?cid=K1&cid=K2');
+  expect(seen.status).toBe(200);
+  expect(names(seen)).toEqual(['K1']);
+  const other = await stack.client('circuits').withIdentity({ ...viewer, permissions: [{ ...viewer.permissions[0], constraints: { tenant__slug__in: ['theirs'] } }] }).get('/api/circuits/circuits/?cid=K1&cid=K2');
+  expect(names(other)).toEqual(['K2']);
+});
