@@ -81,8 +81,17 @@ export async function represent(
   const m2m = new Map<string, Map<number, number[]>>();
   const generic = new Map<string, Map<string, Map<number, Row>>>();
   const db = q ?? ctx.db;
-  const relationsLoaded = Promise.all(
-    names.map(async (name) => {
+  // the pool takes a page's relation queries in parallel; a transaction is one connection: one after another
+  const eachOf = async <T>(items: T[], fn: (item: T) => Promise<void>): Promise<void> => {
+    if (!q) {
+      await Promise.all(items.map(fn));
+      return;
+    }
+    for (const item of items) await fn(item);
+  };
+  const relationsLoaded = eachOf(
+    names,
+    async (name) => {
       const field = model.fields[name];
       if (!field) return;
       if (field.type === 'fk') {
@@ -108,13 +117,14 @@ export async function represent(
           byType.set(t, [...(byType.get(t) ?? []), Number(r[field.idField])]);
         }
         const maps = new Map<string, Map<number, Row>>();
-        await Promise.all([...byType].map(async ([t, ids]) => maps.set(t, await nestedFor(ctx, t, ids, base, q).catch(() => new Map()))));
+        await eachOf([...byType], async ([t, ids]) => void maps.set(t, await nestedFor(ctx, t, ids, base, q).catch(() => new Map())));
         generic.set(name, maps);
       }
-    }),
+    },
   );
 
   relationsLoaded.catch(() => undefined); // awaited below; this only keeps an early failure from going unhandled
+  if (q) await relationsLoaded;
   let tagsByObject = new Map<number, Row[]>();
   let cfDefs: Awaited<ReturnType<ServiceContext['extras']['customFields']>> = [];
   if (mode === 'full') {
@@ -153,7 +163,7 @@ export async function represent(
         wanted.set(d.object_type!, [...(wanted.get(d.object_type!) ?? []), ...list.map(Number)]);
       }
     }
-    await Promise.all([...wanted].map(async ([t, list]) => cfObjects.set(t, await nestedFor(ctx, t, list, base, q).catch(() => new Map()))));
+    await eachOf([...wanted], async ([t, list]) => void cfObjects.set(t, await nestedFor(ctx, t, list, base, q).catch(() => new Map())));
   }
 
   const out = rows.map((row) => {

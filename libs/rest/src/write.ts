@@ -60,7 +60,8 @@ export async function prepare(ctx: ServiceContext, model: ModelDef, body: unknow
   const m2m = new Map<string, number[]>();
   const errs: Errors = errors;
 
-  const relationTasks: Promise<void>[] = [];
+  // run after the loop, one after another: they share the write's transaction (one connection)
+  const relationTasks: (() => Promise<void>)[] = [];
   for (const [name, field] of Object.entries(model.fields)) {
     if (field.readOnly) continue;
     const given = Object.prototype.hasOwnProperty.call(body, name);
@@ -82,7 +83,7 @@ export async function prepare(ctx: ServiceContext, model: ModelDef, body: unknow
         errs[name] = [problem];
         continue;
       }
-      relationTasks.push(
+      relationTasks.push(() =>
         memo(wctx, `ref:${field.to}:${JSON.stringify(value)}`, () => resolveRefs(ctx, field.to, [value], wctx.tx)).then(([r]) => {
           if ('error' in r) errs[name] = [r.error];
           else columns[column!] = r.id;
@@ -102,7 +103,7 @@ export async function prepare(ctx: ServiceContext, model: ModelDef, body: unknow
           continue;
         }
       }
-      relationTasks.push(
+      relationTasks.push(() =>
         resolveRefs(ctx, field.to, value, wctx.tx).then((results) => {
           const missing = results.findIndex((r) => 'error' in r);
           if (missing >= 0) {
@@ -124,7 +125,7 @@ export async function prepare(ctx: ServiceContext, model: ModelDef, body: unknow
     if (!Array.isArray(value)) errs.tags = [`Expected a list of items but got type "${pyType(value)}".`];
     else if (problems.some(Boolean)) errs.tags = problems.map((p) => (p ? [p] : {}));
     else {
-      relationTasks.push(
+      relationTasks.push(() =>
         memo(wctx, `tags:${JSON.stringify(value)}`, () => ctx.extras.resolveTags(value, model.label)).then((results) => {
           if (results.some((r) => 'error' in r)) errs.tags = results.map((r) => ('error' in r ? [r.error] : {}));
           else tags = [...new Set(results.map((r) => (r as { id: number }).id))];
@@ -132,7 +133,7 @@ export async function prepare(ctx: ServiceContext, model: ModelDef, body: unknow
       );
     }
   }
-  await Promise.all(relationTasks);
+  for (const task of relationTasks) await task();
 
   if (model.customFields && !errs.custom_fields) {
     try {
