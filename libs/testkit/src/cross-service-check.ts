@@ -64,6 +64,14 @@ export function crossServiceTests(
       const key = field.filterKey === undefined ? 'slug' : field.filterKey;
       if (key) expect([name, await found(`${name}=${encodeURIComponent(target[key])}`)]).toEqual([name, both]);
       for (const dir of ['', '-']) ok(await ctx.api.get(`${ctx.path}?ordering=${dir}${name}`), 200, `${name}: ordering`);
+      // a permission constrained through the reference (by the target's slug: the projection) sees exactly the objects naming it
+      const constrained = stack.client(o.service).withIdentity({
+        user: { id: 9_000_001, username: 'constrained', is_superuser: false, is_staff: false, is_active: true },
+        token: { id: 9_000_001, write_enabled: false },
+        permissions: [{ object_types: [o.model.label], actions: ['view'], constraints: target.slug ? { [`${name}__slug`]: target.slug } : { [`${name}__id`]: target.id } }],
+      });
+      const visible = (ok(await constrained.get(`${ctx.path}?limit=1000`), 200, `${name}: constrained`).body.results as Obj[]).map((x) => x.id).sort((a, b) => a - b);
+      expect([name, visible]).toEqual([name, both]);
 
       const deleted = await owner.delete(`${targetPath}${target.id}/`);
       const ours = () => found(`id=${byId.id}&id=${byAttrs.id}`);
