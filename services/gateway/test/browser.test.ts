@@ -5,8 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { chromium, type BrowserContext } from 'playwright-core';
-import { readConfig } from '@inventory/core';
 import { bootStack, eventually, type Stack } from '@inventory/testkit';
+import { stackGateway } from './stack-gateway';
 import { createService as users } from '@inventory/users';
 import { createService as tenancy } from '@inventory/tenancy';
 import { createService as extras } from '@inventory/extras';
@@ -14,9 +14,7 @@ import {
   CSRF_FAILED,
   CsrfTokens,
   SessionCodec,
-  createGateway,
   expiresFromForm,
-  gatewayConfig,
   maskedKey,
   parseCookies,
   safeNext,
@@ -39,19 +37,8 @@ beforeAll(async () => {
     users,
     tenancy,
     extras,
-    gateway: (cfg) =>
-      createGateway(
-        readConfig(gatewayConfig, {
-          INTERNAL_TOKEN_SECRET: cfg.INTERNAL_TOKEN_SECRET,
-          AMQP_URL: cfg.AMQP_URL,
-          SERVICE_URLS: cfg.SERVICE_URLS,
-          PORT: String(cfg.PORT),
-          LOG_LEVEL: 'silent',
-          TOKEN_CACHE_SECONDS: '30',
-          // the https case below comes through a (trusted) TLS-terminating proxy
-          TRUSTED_PROXIES: '127.0.0.1/32',
-        }),
-      ),
+    // the https case below comes through a (trusted) TLS-terminating proxy
+    gateway: stackGateway({ TOKEN_CACHE_SECONDS: '30', TRUSTED_PROXIES: '127.0.0.1/32' }),
   });
   base = stack.urls.gateway;
   const admin = stack.client('users');

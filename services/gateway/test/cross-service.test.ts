@@ -1,10 +1,9 @@
-import { readConfig } from '@inventory/core';
 import { bootStack, eventually, Client, type Stack } from '@inventory/testkit';
 import { createService as users } from '@inventory/users';
 import { createService as tenancy } from '@inventory/tenancy';
 import { createService as extras } from '@inventory/extras';
 import { createService as dcim } from '@inventory/dcim';
-import { createGateway, gatewayConfig } from '@inventory/gateway';
+import { stackGateway } from './stack-gateway';
 
 /**
  * Sites (dcim) and the tenants they name (tenancy), through the gateway, as
@@ -23,16 +22,7 @@ beforeAll(async () => {
     tenancy,
     extras,
     dcim,
-    gateway: (cfg) =>
-      createGateway(
-        readConfig(gatewayConfig, {
-          INTERNAL_TOKEN_SECRET: cfg.INTERNAL_TOKEN_SECRET,
-          AMQP_URL: cfg.AMQP_URL,
-          SERVICE_URLS: cfg.SERVICE_URLS,
-          PORT: String(cfg.PORT),
-          LOG_LEVEL: 'silent',
-        }),
-      ),
+    gateway: stackGateway(),
   });
   const admin = await stack.client('users').post('/api/users/users/', { username: 'admin', password: 'admin-password-1' });
   await stack.client('users').post('/api/users/permissions/', {

@@ -1,11 +1,10 @@
 import http from 'node:http';
 import { IDENTITY_HEADER, serviceIdentity } from '@inventory/auth';
-import { readConfig } from '@inventory/core';
 import { bootStack, Client, mintIdentity, superuser, type Stack } from '@inventory/testkit';
 import { createService as users } from '@inventory/users';
 import { createService as tenancy } from '@inventory/tenancy';
 import { createService as extras } from '@inventory/extras';
-import { createGateway, gatewayConfig } from '@inventory/gateway';
+import { stackGateway } from './stack-gateway';
 
 /**
  * End to end: a client talks only to the gateway, with real tokens issued by
@@ -38,7 +37,7 @@ beforeAll(async () => {
     users,
     tenancy,
     extras,
-    gateway: (cfg) => createGateway(readConfig(gatewayConfig, { INTERNAL_TOKEN_SECRET: cfg.INTERNAL_TOKEN_SECRET, AMQP_URL: cfg.AMQP_URL, SERVICE_URLS: cfg.SERVICE_URLS, PORT: String(cfg.PORT), LOG_LEVEL: 'silent', TOKEN_CACHE_SECONDS: '30' })),
+    gateway: stackGateway({ TOKEN_CACHE_SECONDS: '30' }),
   });
   base = stack.urls.gateway;
   gw = new Client(base, { identity: null });

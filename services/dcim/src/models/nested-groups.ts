@@ -1,4 +1,4 @@
-import type { UniqueDef } from '@inventory/rest';
+import { defineModel, f, type ModelDef, type UniqueDef } from '@inventory/rest';
 
 /**
  * The unique rules of NetBox's nested groups (regions, site groups): name and
@@ -14,4 +14,32 @@ export function nestedGroupUnique(verboseName: string): UniqueDef[] {
     { fields: ['parent', 'slug'], message: `${model} with this Parent and Slug already exists.` },
     { fields: ['slug'], whenNull: ['parent'], message: `A top-level ${verboseName} with this slug already exists.` },
   ];
+}
+
+/**
+ * A NetBox nested group (region, site group): a tree of name, slug, parent
+ * (CASCADE; `parent`/`parent_id` filter the direct parent only, as NetBox's)
+ * and description, whose `site_count` counts the sites of the group and its
+ * descendants through the site's `siteField`.
+ */
+export function nestedGroup(o: { label: string; endpoint: string; table?: string; verboseName: string; siteField: string }): ModelDef {
+  return defineModel({
+    label: o.label,
+    endpoint: o.endpoint,
+    ...(o.table ? { table: o.table } : {}),
+    verboseName: o.verboseName,
+    fields: {
+      name: f.name(100),
+      slug: f.slug(100),
+      parent: f.fk(o.label, 'CASCADE', { nullable: true }),
+      description: f.description(),
+    },
+    tree: true,
+    brief: ['name', 'slug', 'site_count', '_depth'],
+    display: (row) => String(row.name),
+    ordering: ['_tree'],
+    search: ['name', 'slug', 'description'],
+    unique: nestedGroupUnique(o.verboseName),
+    counts: { site_count: { model: 'dcim.site', field: o.siteField, tree: true } },
+  });
 }

@@ -1,0 +1,20 @@
+import { readConfig, type BaseConfig } from '@inventory/core';
+import { createGateway, gatewayConfig, type Gateway } from '@inventory/gateway';
+
+/**
+ * A gateway for `bootStack`, configured as the stack's services are (secret,
+ * service URLs, port, broker), plus the test's own settings.
+ */
+export function stackGateway(extra: Record<string, string> = {}): (cfg: BaseConfig) => Gateway {
+  return (cfg) =>
+    createGateway(
+      readConfig(gatewayConfig, {
+        INTERNAL_TOKEN_SECRET: cfg.INTERNAL_TOKEN_SECRET,
+        SERVICE_URLS: cfg.SERVICE_URLS,
+        PORT: String(cfg.PORT),
+        LOG_LEVEL: 'silent',
+        ...(cfg.AMQP_URL ? { AMQP_URL: cfg.AMQP_URL } : {}),
+        ...extra,
+      }),
+    );
+}
