@@ -1,9 +1,9 @@
-import { readConfig } from '@inventory/core';
 import { bootStack, eventually, startBroker, Client, type Stack } from '@inventory/testkit';
 import { createService as users } from '@inventory/users';
 import { createService as tenancy } from '@inventory/tenancy';
 import { createService as extras } from '@inventory/extras';
-import { authFilter, createGateway, gatewayConfig } from '@inventory/gateway';
+import { authFilter } from '@inventory/gateway';
+import { stackGateway } from './stack-gateway';
 
 /**
  * Change events as a client of the gateway sees them: caches dropped by
@@ -20,17 +20,7 @@ const anon = { identity: null };
 
 beforeAll(async () => {
   broker = await startBroker();
-  const gateway = (cfg: { INTERNAL_TOKEN_SECRET: string; SERVICE_URLS: string; PORT: number }) =>
-    createGateway(
-      readConfig(gatewayConfig, {
-        INTERNAL_TOKEN_SECRET: cfg.INTERNAL_TOKEN_SECRET,
-        SERVICE_URLS: cfg.SERVICE_URLS,
-        PORT: String(cfg.PORT),
-        LOG_LEVEL: 'silent',
-        TOKEN_CACHE_SECONDS: '300',
-        AMQP_URL: broker.url,
-      }),
-    );
+  const gateway = stackGateway({ TOKEN_CACHE_SECONDS: '300' });
   stack = await bootStack({ users, tenancy, extras, gateway, gateway2: gateway }, { AMQP_URL: broker.url });
   const admin = await stack.client('users').post('/api/users/users/', { username: 'admin', password: 'admin-password-1' });
   adminId = admin.body.id;
