@@ -67,6 +67,10 @@ export async function applyDeleteRules(ctx: ServiceContext, label: string, ids: 
   const identity: Identity = { user: { id: 0, username: by.username, is_superuser: true, is_staff: true, is_active: true }, token: null, permissions: [], service: ctx.name };
   for (const model of ctx.models.values()) {
     for (const [name, field] of Object.entries(model.fields)) {
+      if (field.type === 'generic') {
+        await deleteGenericReferrers(ctx, model, field.typeField, field.idField, label, ids, identity, by.requestId);
+        continue;
+      }
       if (field.type !== 'fk' || field.to !== label) continue;
       const column = ident(`${name}_id`);
       const table = raw(ctx.db.table(model.table));
@@ -93,11 +97,44 @@ export async function applyDeleteRules(ctx: ServiceContext, label: string, ids: 
   }
 }
 
+/** Objects attached to deleted objects by a generic relation (contact assignments) go with them, as in NetBox. */
+async function deleteGenericReferrers(
+  ctx: ServiceContext,
+  model: ModelDef,
+  typeField: string,
+  idField: string,
+  label: string,
+  ids: number[],
+  identity: Identity,
+  requestId: string,
+): Promise<void> {
+  const table = raw(ctx.db.table(model.table));
+  const match = sql`${ident(typeField)} = ${label} AND ${ident(idField)} = ANY(${ids}::bigint[])`;
+  const [any] = await ctx.db.query(sql`SELECT 1 FROM ${table} WHERE ${match} LIMIT 1`);
+  if (!any) return;
+  await runWithContext({ requestId, queries: 0 }, () =>
+    runChange(ctx, model, identity, async (wctx) => {
+      const rows = await wctx.tx.query(sql`SELECT * FROM ${table} WHERE ${match} ORDER BY id FOR UPDATE`);
+      if (!rows.length) return { touched: {} };
+      await capture(ctx, model, wctx, rows);
+      await remove(ctx, model, rows.map((r) => Number(r.id)), wctx);
+      return { touched: { deleted: rows } };
+    }),
+  );
+}
+
 /** Referenced ids of `label` whose projection says they are gone (tombstoned), for the repair at start. */
 async function goneReferences(ctx: ServiceContext, label: string): Promise<number[]> {
   const ids = new Set<number>();
   for (const model of ctx.models.values()) {
     for (const [name, field] of Object.entries(model.fields)) {
+      if (field.type === 'generic') {
+        const rows = await ctx.db.query(
+          sql`SELECT DISTINCT r.${ident(field.idField)} AS id FROM ${raw(ctx.db.table(model.table))} r JOIN ${projection(ctx, label)} p ON p.id = r.${ident(field.idField)} WHERE r.${ident(field.typeField)} = ${label} AND p.deleted`,
+        );
+        for (const r of rows) ids.add(Number(r.id));
+        continue;
+      }
       if (field.type !== 'fk' || field.to !== label || field.onDelete === 'PROTECT') continue;
       const rows = await ctx.db.query(
         sql`SELECT DISTINCT r.${ident(`${name}_id`)} AS id FROM ${raw(ctx.db.table(model.table))} r JOIN ${projection(ctx, label)} p ON p.id = r.${ident(`${name}_id`)} WHERE p.deleted`,

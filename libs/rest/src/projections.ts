@@ -1,7 +1,7 @@
 import type { Reference } from '@inventory/events';
 import { type ChangeEvent, type ConsumerTx } from '@inventory/events';
 import { type Sql, sql, raw, quoteIdent } from '@inventory/filtering';
-import { contentType } from '@inventory/refs';
+import { CONTENT_TYPES, contentType } from '@inventory/refs';
 import type { Queryable } from './db';
 import type { ModelDef } from './model';
 import type { ServiceContext } from './registry';
@@ -76,6 +76,13 @@ function deriveProjected(service: string, models: Map<string, ModelDef>): Map<st
       }
     }
     for (const count of Object.values(m.counts)) want(count.model, count.field);
+    // a generic relation may point at any model its content type allows (contact assignments: every model with contacts)
+    for (const field of Object.values(m.fields)) {
+      if (field.type !== 'generic') continue;
+      const typeField = m.fields[field.typeField];
+      const allowed = field.allowed ?? (typeField?.type === 'contenttype' ? typeField.allowed : undefined);
+      if (allowed) for (const ct of CONTENT_TYPES) if (allowed(ct.label)) want(ct.label);
+    }
   }
   return out;
 }

@@ -119,4 +119,27 @@ export async function warmReferences(ctx: ServiceContext, model: ModelDef, items
   }
   // an owner that does not answer is a 503 naming it, before anything is written
   await Promise.all([...byTarget].map(([label, refs]) => resolveRefs(ctx, label, refs)));
+  await warmGeneric(ctx, model, items);
+}
+
+/**
+ * The objects a generic relation names (a contact assignment's site), fetched
+ * into the projection when it does not hold them yet, so the answer shows
+ * them. Not checked: NetBox does not check them either, and an owner that does
+ * not answer leaves the object null until its events arrive.
+ */
+async function warmGeneric(ctx: ServiceContext, model: ModelDef, items: unknown[]): Promise<void> {
+  const projected = projectedModels(ctx);
+  const byTarget = new Map<string, number[]>();
+  for (const field of Object.values(model.fields)) {
+    if (field.type !== 'generic') continue;
+    for (const item of items) {
+      if (item === null || typeof item !== 'object' || Array.isArray(item)) continue;
+      const label = (item as Row)[field.typeField];
+      const id = Number((item as Row)[field.idField]);
+      if (typeof label !== 'string' || !projected.has(label) || !Number.isSafeInteger(id)) continue;
+      byTarget.set(label, [...(byTarget.get(label) ?? []), id]);
+    }
+  }
+  await Promise.all([...byTarget].map(([label, ids]) => resolveRefs(ctx, label, ids).catch(() => undefined)));
 }

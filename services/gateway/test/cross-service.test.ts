@@ -27,7 +27,7 @@ beforeAll(async () => {
   const admin = await stack.client('users').post('/api/users/users/', { username: 'admin', password: 'admin-password-1' });
   await stack.client('users').post('/api/users/permissions/', {
     name: 'all',
-    object_types: ['tenancy.tenant', 'tenancy.tenantgroup', 'dcim.site', 'dcim.region'],
+    object_types: ['tenancy.tenant', 'tenancy.tenantgroup', 'tenancy.contact', 'tenancy.contactrole', 'tenancy.contactassignment', 'dcim.site', 'dcim.region'],
     actions: ['view', 'add', 'change', 'delete'],
     users: [admin.body.id],
   });
@@ -86,4 +86,24 @@ test('when tenants are deleted in bulk and a site protects one, then 409 names t
   expect(r.status).toBe(409);
   expect(r.body).toEqual({ detail: `Unable to delete object. 1 dependent objects were found: Keeper (${site.body.id})` });
   expect((await gw.get(`/api/tenancy/tenants/?id=${free.body.id}&id=${used.body.id}`, auth)).body.count).toBe(2);
+});
+
+test('when a contact is assigned to a site, then the assignment shows the site from tenancy\'s projection (dcim stopped too), and goes when the site is deleted', async () => {
+  const site = await gw.post('/api/dcim/sites/', { name: 'Assigned', slug: 'assigned' }, auth);
+  const contact = await gw.post('/api/tenancy/contacts/', { name: 'Noc' }, auth);
+  const role = await gw.post('/api/tenancy/contact-roles/', { name: 'Operations', slug: 'operations' }, auth);
+  const a = await gw.post('/api/tenancy/contact-assignments/', { content_type: 'dcim.site', object_id: site.body.id, contact: contact.body.id, role: role.body.id }, auth);
+  expect(a.status).toBe(201);
+  // made a moment ago: tenancy asked dcim for it before writing, so the answer already shows it
+  expect(a.body.object).toMatchObject({ id: site.body.id, name: 'Assigned' });
+  await stack.stopService('dcim');
+  try {
+    const r = await gw.get(`/api/tenancy/contact-assignments/?id=${a.body.id}`, auth);
+    expect(r.status).toBe(200);
+    expect(r.body.results[0].object).toMatchObject({ id: site.body.id, name: 'Assigned', slug: 'assigned' });
+  } finally {
+    await stack.startService('dcim');
+  }
+  expect((await gw.delete(`/api/dcim/sites/${site.body.id}/`, undefined, auth)).status).toBe(204);
+  await eventually(async () => (await gw.get(`/api/tenancy/contact-assignments/${a.body.id}/`, auth)).status === 404, 10_000, 'the assignment deleted with its site');
 });

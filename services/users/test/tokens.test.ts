@@ -71,6 +71,10 @@ describe('tokens', () => {
     const good = await api.post('/api/users/tokens/', { user: owner.id, allowed_ips: ['192.0.2.0/24', '2001:db8::/32', '10.1.1.1'] });
     expect(good.status).toBe(201);
     expect(good.body.allowed_ips).toEqual(['192.0.2.0/24', '2001:db8::/32', '10.1.1.1/32']);
+    // a list: empty for no restriction, never null (the fuzz found null answered as null)
+    const nulled = await api.post('/api/users/tokens/', { user: owner.id, allowed_ips: null });
+    expect(nulled.status).toBe(400);
+    expect(nulled.body).toEqual({ allowed_ips: ['This field may not be null.'] });
   });
 
   test('when tokens are filtered, then user, key, write_enabled, dates and q apply', async () => {

@@ -63,6 +63,8 @@ export const token: ModelDef = defineModel({
   hooks: {
     validate: (data) => {
       const ips = data.allowed_ips;
+      // a list field (DRF ListField): [] means no restriction, null is refused (the column allows it, the API does not)
+      if (ips === null) throw ValidationError.field('allowed_ips', 'This field may not be null.');
       if (Array.isArray(ips)) {
         const bad = ips.find((v) => !parseNetwork(v));
         if (bad !== undefined) throw ValidationError.field('allowed_ips', `Invalid IP address format: ${String(bad)}`);
