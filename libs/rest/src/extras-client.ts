@@ -5,6 +5,12 @@ import type { ExtrasApi, NestedTag, RefResult } from './features';
 
 type TagData = Omit<NestedTag, 'url'>;
 
+/** What this service's projection of tags answers (nested tags by id, tag ids by slug); misses go to extras. */
+export interface TagProjection {
+  nested(ids: number[], base: string): Promise<Map<number, NestedTag>>;
+  idsBySlug(slugs: string[]): Promise<Map<string, number>>;
+}
+
 /**
  * ExtrasApi over HTTP with caches, dropped by the service's change-event
  * subscription when tags or custom fields change; the TTL bounds staleness if an event is lost.
@@ -13,7 +19,11 @@ export class RemoteExtras implements ExtrasApi {
   private readonly cfs = new Cache<string, CustomFieldDef[]>({ max: 1_000, ttlMs: 30_000 });
   private readonly tagData = new Cache<number, TagData>({ max: 10_000, ttlMs: 30_000 });
 
-  constructor(private readonly client: ServiceClient) {}
+  constructor(
+    private readonly client: ServiceClient,
+    /** Tags as this service keeps them (its projection of extras.tag), read before asking extras. */
+    private readonly projected?: () => TagProjection,
+  ) {}
 
   async customFields(contentType: string): Promise<CustomFieldDef[]> {
     if (!this.client.has('extras')) return this.cfs.get(contentType) ?? [];
@@ -31,8 +41,10 @@ export class RemoteExtras implements ExtrasApi {
   }
 
   async tags(ids: number[], base: string): Promise<Map<number, NestedTag>> {
+    const local = this.projected ? await this.projected().nested(ids, base) : new Map<number, NestedTag>();
+    if (local.size === new Set(ids).size) return local;
     const fetched = new Map<number, TagData>();
-    const missing = [...new Set(ids)].filter((id) => !this.tagData.get(id));
+    const missing = [...new Set(ids)].filter((id) => !local.has(id) && !this.tagData.get(id));
     if (missing.length) {
       const generation = this.tagData.current;
       const res = await this.client.call<{ tags: TagData[] }>('extras', 'POST', '/internal/tags/by-id', { ids: missing });
@@ -41,8 +53,9 @@ export class RemoteExtras implements ExtrasApi {
         fetched.set(t.id, t);
       }
     }
-    const out = new Map<number, NestedTag>();
+    const out = new Map<number, NestedTag>(local);
     for (const id of ids) {
+      if (out.has(id)) continue;
       const t = fetched.get(id) ?? this.tagData.get(id);
       if (t) out.set(id, { id: t.id, url: `${base}/api/extras/tags/${t.id}/`, display: t.display, name: t.name, slug: t.slug, color: t.color });
     }
@@ -51,8 +64,11 @@ export class RemoteExtras implements ExtrasApi {
 
   async tagIdsBySlug(slugs: string[]): Promise<Map<string, number>> {
     if (!slugs.length) return new Map();
-    const res = await this.client.call<{ ids: Record<string, number> }>('extras', 'POST', '/internal/tags/by-slug', { slugs });
-    return new Map(Object.entries(res.ids));
+    const local = this.projected ? await this.projected().idsBySlug(slugs) : new Map<string, number>();
+    const missing = slugs.filter((s) => !local.has(s));
+    if (!missing.length) return local;
+    const res = await this.client.call<{ ids: Record<string, number> }>('extras', 'POST', '/internal/tags/by-slug', { slugs: missing });
+    return new Map([...local, ...Object.entries(res.ids)]);
   }
 
   invalidate(): void {

@@ -7,6 +7,7 @@ import type { ModelDef } from './model';
 import { applyRecords, projectedModels, projection, recordOf, type ProjectionRecord, type SnapshotPage } from './projections';
 import { referenceOf } from './reference';
 import type { ServiceContext } from './registry';
+import { TAGGED_ITEM_TABLE } from './schema';
 import { represent } from './serialize';
 import type { Row } from './types';
 import { runChange } from './unit-of-work';
@@ -173,6 +174,10 @@ export function projectionFeed(ctx: ServiceContext, config: BaseConfig): Project
     handler: async (event: ChangeEvent, tx) => {
       if (!projected.has(event.model)) return;
       await applyRecords(ctx, tx, event.model, [recordOf(event)]);
+      // a deleted tag leaves the objects it tagged (no change of theirs is recorded, as in NetBox)
+      if (event.event === 'deleted' && event.model === 'extras.tag') {
+        await tx.query(sql`DELETE FROM ${raw(ctx.db.table(TAGGED_ITEM_TABLE))} WHERE tag_id = ${Number(event.object_id)}`);
+      }
       if (event.event === 'deleted') {
         await applyDeleteRules(ctx, event.model, [Number(event.object_id)], { username: event.username ?? '', requestId: event.request_id ?? '' });
       }

@@ -3,6 +3,8 @@ import { type ChangeEvent, type ConsumerTx } from '@inventory/events';
 import { type Sql, sql, raw, quoteIdent } from '@inventory/filtering';
 import { CONTENT_TYPES, contentType } from '@inventory/refs';
 import type { Queryable } from './db';
+import type { TagProjection } from './extras-client';
+import type { NestedTag } from './features';
 import type { ModelDef } from './model';
 import type { ServiceContext } from './registry';
 import { absoluteUrls } from './reference';
@@ -76,6 +78,8 @@ function deriveProjected(service: string, models: Map<string, ModelDef>): Map<st
       }
     }
     for (const count of Object.values(m.counts)) want(count.model, count.field);
+    // tags are another service's objects too (extras'): rendered and filtered by from a projection
+    if (m.tags) want('extras.tag');
     // a generic relation may point at any model its content type allows (contact assignments: every model with contacts)
     for (const field of Object.values(m.fields)) {
       if (field.type !== 'generic') continue;
@@ -169,3 +173,17 @@ export interface SnapshotPage {
 
 /** A model's objects after `after` (by id), as the owner's snapshot endpoint answers them. */
 export type SnapshotReader = (model: ModelDef, after: number, limit: number) => Promise<SnapshotPage>;
+
+/** Tags read from this service's projection of them (see RemoteExtras). */
+export function tagProjection(ctx: ServiceContext): TagProjection {
+  return {
+    nested: async (ids, base) => {
+      const found = await projectedNested(ctx, 'extras.tag', [...new Set(ids)], base);
+      return found as unknown as Map<number, NestedTag>;
+    },
+    idsBySlug: async (slugs) => {
+      const rows = await ctx.db.query(sql`SELECT id, data->>'slug' AS slug FROM ${projection(ctx, 'extras.tag')} WHERE NOT deleted AND data->>'slug' = ANY(${slugs}::text[])`);
+      return new Map(rows.map((r) => [String(r.slug), Number(r.id)]));
+    },
+  };
+}

@@ -13,7 +13,7 @@ import { migrate, type Migration } from './schema';
 import { baseUrl } from './urls';
 import { mountInternal } from './internal';
 import { projectionFeed, type ProjectionFeed } from './projection-feed';
-import { ensureProjections } from './projections';
+import { ensureProjections, tagProjection } from './projections';
 
 export interface RestServiceOptions {
   /** Service name; also its database schema. */
@@ -79,7 +79,8 @@ export function createRestService(opts: RestServiceOptions): RestService {
     },
     log,
   };
-  const ctx: ServiceContext = { ...base, extras: opts.extras ? opts.extras(base) : new RemoteExtras(refs) };
+  // tags render and filter from this service's projection of them; extras is asked only for what it does not hold yet
+  const ctx: ServiceContext = { ...base, extras: opts.extras ? opts.extras(base) : new RemoteExtras(refs, () => tagProjection(ctx)) };
 
   const app = createApp({
     name: opts.name,

@@ -221,3 +221,20 @@ test('when a permission constrains circuits through their tenant (tenant__slug),
   const other = await stack.client('circuits').withIdentity({ ...viewer, permissions: [{ ...viewer.permissions[0], constraints: { tenant__slug__in: ['theirs'] } }] }).get('/api/circuits/circuits/?cid=K1&cid=K2');
   expect(names(other)).toEqual(['K2']);
 });
+
+test('when extras is stopped, then tagged tenants still list with their tags and filter by tag (tags are projected too)', async () => {
+  const tag = await stack.client('extras').post('/api/extras/tags/', { name: 'Gold', slug: 'gold', color: 'ffd700' });
+  expect(tag.status).toBe(201);
+  const t = await ten.post('/api/tenancy/tenants/', { name: 'Tagged', slug: 'tagged', tags: [{ slug: 'gold' }] });
+  expect(t.status).toBe(201);
+  await eventually(async () => (await ten.get('/api/tenancy/tenants/?tag=gold')).body.count === 1, 10_000, 'the tag projected');
+  await stack.stopService('extras');
+  try {
+    const r = await ten.get(`/api/tenancy/tenants/?tag=gold`);
+    expect(r.status).toBe(200);
+    expect(r.body.results.map((x: { slug: string }) => x.slug)).toEqual(['tagged']);
+    expect(r.body.results[0].tags).toEqual([{ id: tag.body.id, url: `${stack.urls.tenancy}/api/extras/tags/${tag.body.id}/`, display: 'Gold', name: 'Gold', slug: 'gold', color: 'ffd700' }]);
+  } finally {
+    await stack.startService('extras');
+  }
+});
