@@ -18,6 +18,8 @@ export interface TagProjection {
 export class RemoteExtras implements ExtrasApi {
   private readonly cfs = new Cache<string, CustomFieldDef[]>({ max: 1_000, ttlMs: 30_000 });
   private readonly tagData = new Cache<number, TagData>({ max: 10_000, ttlMs: 30_000 });
+  /** The definitions last answered per content type (a few hundred at most): served while extras is unreachable. */
+  private readonly lastKnown = new Map<string, CustomFieldDef[]>();
 
   constructor(
     private readonly client: ServiceClient,
@@ -27,11 +29,19 @@ export class RemoteExtras implements ExtrasApi {
 
   async customFields(contentType: string): Promise<CustomFieldDef[]> {
     if (!this.client.has('extras')) return this.cfs.get(contentType) ?? [];
-    const fields = await this.cfs.load(contentType, async () => {
-      const res = await this.client.call<{ fields: CustomFieldDef[] }>('extras', 'GET', `/internal/custom-fields?content_type=${encodeURIComponent(contentType)}`);
-      return res.fields;
-    });
-    return fields ?? [];
+    try {
+      const fields = await this.cfs.load(contentType, async () => {
+        const res = await this.client.call<{ fields: CustomFieldDef[] }>('extras', 'GET', `/internal/custom-fields?content_type=${encodeURIComponent(contentType)}`);
+        return res.fields;
+      });
+      if (fields) this.lastKnown.set(contentType, fields);
+      return fields ?? [];
+    } catch (err) {
+      // extras down: the definitions last seen keep reads (and writes) going; none seen yet is the outage's 503
+      const known = this.lastKnown.get(contentType);
+      if (known) return known;
+      throw err;
+    }
   }
 
   async resolveTags(refs: unknown[], contentType: string): Promise<RefResult[]> {
