@@ -2,6 +2,7 @@ import { type FilterDef, type Sql, sql, raw, ident, and, or, FilterValueError } 
 import { OUTBOX_TABLE } from '@inventory/events';
 import { ValidationError } from '@inventory/core';
 import { customFieldFilters, type CustomFieldDef } from './customfields';
+import { projectedContactFilters } from './contact-filters';
 import { TEXT_TYPES, type Hop } from './fields';
 import type { ModelDef } from './model';
 import { projectedModels, projection } from './projections';
@@ -182,7 +183,7 @@ export function filtersFor(ctx: ServiceContext, model: ModelDef, cfDefs: CustomF
       },
     });
   }
-  const extra = model.filters?.(ctx, model) ?? [];
+  const extra = [...(model.filters?.(ctx, model) ?? []), ...(model.contacts ? projectedContactFilters(ctx, model) : [])];
   const skip = new Set([...(model.skipFilters ?? []), ...extra.map((d) => d.name)]);
   return [...defs.filter((d) => !skip.has(d.name)), ...extra];
 }

@@ -38,3 +38,4 @@ export * from './reference';
 export * from './projections';
 export * from './projection-feed';
 export * from './referrers';
+export * from './contact-filters';

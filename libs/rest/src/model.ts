@@ -58,6 +58,8 @@ export interface ModelDef {
   filters?: (ctx: ServiceContext, model: ModelDef) => FilterDef[];
   /** Filters to leave out of the generated ones. */
   skipFilters?: string[];
+  /** NetBox's Contacts filters, for a model of another service than tenancy (whose assignments it projects). */
+  contacts?: boolean;
   readOnly: boolean;
   /** Serialize/parse hooks for what is really the model's own. */
   hooks: ModelHooks;

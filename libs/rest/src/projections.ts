@@ -80,6 +80,13 @@ function deriveProjected(service: string, models: Map<string, ModelDef>): Map<st
     for (const count of Object.values(m.counts)) want(count.model, count.field);
     // tags are another service's objects too (extras'): rendered and filtered by from a projection
     if (m.tags) want('extras.tag');
+    // contact filters go through tenancy's assignments, contacts and groups
+    if (m.contacts) {
+      want('tenancy.contactassignment', 'object_id');
+      want('tenancy.contact', 'group');
+      want('tenancy.contactrole');
+      want('tenancy.contactgroup');
+    }
     // a generic relation may point at any model its content type allows (contact assignments: every model with contacts)
     for (const field of Object.values(m.fields)) {
       if (field.type !== 'generic') continue;

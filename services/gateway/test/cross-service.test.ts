@@ -104,6 +104,11 @@ test('when a contact is assigned to a site, then the assignment shows the site f
   } finally {
     await stack.startService('dcim');
   }
+  // and dcim filters its sites by the contacts tenancy assigned (contact, role, group at any depth), from its own projections
+  await eventually(async () => (await gw.get(`/api/dcim/sites/?contact=${contact.body.id}`, auth)).body.count === 1, 10_000, 'the assignment projected');
+  expect((await gw.get(`/api/dcim/sites/?contact_role=${role.body.id}`, auth)).body.results.map((x: { slug: string }) => x.slug)).toEqual(['assigned']);
+  expect((await gw.get(`/api/dcim/sites/?contact__n=${contact.body.id}&slug=assigned`, auth)).body.count).toBe(0);
+  expect((await gw.get('/api/dcim/sites/?contact=999999', auth)).status).toBe(400);
   expect((await gw.delete(`/api/dcim/sites/${site.body.id}/`, undefined, auth)).status).toBe(204);
   await eventually(async () => (await gw.get(`/api/tenancy/contact-assignments/${a.body.id}/`, auth)).status === 404, 10_000, 'the assignment deleted with its site');
 });

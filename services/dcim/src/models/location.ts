@@ -39,6 +39,8 @@ export const location: ModelDef = defineModel({
     validate: (row, _existing, wctx) => checkParentSite(row, wctx),
     afterUpdate: (id, columns, existing, wctx) => moveDescendants(id, columns, existing, wctx),
   },
+  // NetBox's Contacts filters (contact, contact_role, contact_group), through tenancy's assignments
+  contacts: true,
 });
 
 /** NetBox's Location.clean(): the parent (if any) is in the same site. */

@@ -41,5 +41,6 @@ export function nestedGroup(o: { label: string; endpoint: string; table?: string
     search: ['name', 'slug', 'description'],
     unique: nestedGroupUnique(o.verboseName),
     counts: { site_count: { model: 'dcim.site', field: o.siteField, tree: true } },
+    contacts: true,
   });
 }

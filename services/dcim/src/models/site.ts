@@ -36,4 +36,6 @@ export const site: ModelDef = defineModel({
     rack_count: { model: 'dcim.rack', field: 'site' },
     vlan_count: { model: 'ipam.vlan', field: 'site' },
   },
+  // NetBox's Contacts filters (contact, contact_role, contact_group), through tenancy's assignments
+  contacts: true,
 });
