@@ -148,7 +148,7 @@ describe('list queries', () => {
     }
     expect(counts[1]).toBe(counts[50]);
     expect(counts[50]).toBe(counts[1000]);
-    // the group filter's lookup, the page, the group relation, the tagged items and the tags (from the projection: no call to extras)
+    // the group filter's lookup, the page, its relations and its tags (read from the tag projection: no call to extras)
     expect(counts[1]).toBeLessThanOrEqual(6);
     const groups = await api.get('/api/tenancy/tenant-groups/?slug=bulk');
     expect(groups.body.results[0].tenant_count).toBe(1000);
