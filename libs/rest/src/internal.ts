@@ -79,6 +79,11 @@ export function mountInternal(app: Express, ctx: ServiceContext): void {
     const b = body(req);
     res.json({ objects: await protectingObjects(ctx, String(b.model), ids(b, 'ids')) });
   });
+  app.post('/internal/summary', async (req, res) => {
+    const m = model(body(req).model);
+    const [row] = await ctx.db.query(sql`SELECT count(*)::int AS n FROM ${raw(ctx.db.table(m.table))}`);
+    res.json({ count: Number(row.n) });
+  });
   app.post('/internal/snapshot', async (req, res) => {
     const b = body(req);
     const after = Number(b.after ?? 0);

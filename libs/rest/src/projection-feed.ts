@@ -35,7 +35,26 @@ export async function snapshotPage(ctx: ServiceContext, model: ModelDef, after: 
   return { records: await recordsFor(ctx, model, rows), next: rows.length === limit ? Number(rows[rows.length - 1].id) : null };
 }
 
-/** Fills an empty projection from its owner's snapshot; false when the owner could not be asked (tried again later). */
+/**
+ * Whether a projection needs its owner's snapshot: empty (a new deployment)
+ * or holding another number of live objects than the owner has (events lost
+ * with a queue, an outage longer than it kept them). The owner not answering
+ * counts as behind, so the backfill is tried (and retried) later.
+ */
+async function behind(ctx: ServiceContext, label: string): Promise<boolean> {
+  const [local] = await ctx.db.query(sql`SELECT count(*) FILTER (WHERE NOT deleted)::int AS live, count(*)::int AS all FROM ${projection(ctx, label)}`);
+  if (Number(local.all) === 0) return true;
+  const owner = ctx.refs.ownerOf(label);
+  if (!ctx.refs.has(owner)) return false;
+  try {
+    const answer = await ctx.refs.call<{ count: number }>(owner, 'POST', '/internal/summary', { model: label });
+    return answer.count !== Number(local.live);
+  } catch (err) {
+    return !(err instanceof HttpError && err.status === 400); // a model the owner does not serve yet has nothing to copy
+  }
+}
+
+/** Fills a projection from its owner's snapshot (version-checked: newer events win); false when the owner could not be asked (tried again later). */
 export async function backfill(ctx: ServiceContext, label: string): Promise<boolean> {
   const owner = ctx.refs.ownerOf(label);
   if (!ctx.refs.has(owner)) return true; // not deployed: nothing to copy
@@ -190,8 +209,7 @@ export function projectionFeed(ctx: ServiceContext, config: BaseConfig): Project
     for (const label of projected.keys()) {
       if (stopping) return;
       try {
-        const [any] = await ctx.db.query(sql`SELECT 1 FROM ${projection(ctx, label)} LIMIT 1`);
-        if (!any && !(await backfill(ctx, label))) {
+        if ((await behind(ctx, label)) && !(await backfill(ctx, label))) {
           pending++;
           continue;
         }
