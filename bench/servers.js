@@ -6,6 +6,7 @@ const FACTORIES = {
   users: () => require('@inventory/users').createService,
   tenancy: () => require('@inventory/tenancy').createService,
   extras: () => require('@inventory/extras').createService,
+  webhooks: () => require('@inventory/webhooks').createService,
   dcim: () => require('@inventory/dcim').createService,
 };
 

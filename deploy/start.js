@@ -21,6 +21,7 @@ const SERVICES = {
   tenancy: () => require('@inventory/tenancy').createService,
   dcim: () => require('@inventory/dcim').createService,
   extras: () => require('@inventory/extras').createService,
+  webhooks: () => require('@inventory/webhooks').createService,
 };
 
 const root = path.resolve(__dirname, '..');

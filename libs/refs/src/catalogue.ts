@@ -107,6 +107,7 @@ const ROWS: Row[] = [
   ['virtualization.virtualmachine', 'virtual machine', 'virtualization', 'virtual-machines', 'tcke'],
   ['virtualization.vminterface', 'interface', 'virtualization', 'interfaces', 'tce'],
   ['virtualization.virtualdisk', 'virtual disk', 'virtualization', 'virtual-disks', 'tce'],
+  ['extras.webhookdelivery', 'webhook delivery', 'webhooks', 'webhook-deliveries', ''],
 ];
 
 export const CONTENT_TYPES: ContentType[] = ROWS.map(([label, verbose_name, service, endpoint, flags], i) => {

@@ -1,0 +1,52 @@
+import { defineModel, f, type ModelDef } from '@inventory/rest';
+
+export const DELIVERY_EVENTS = [
+  ['created', 'Created'],
+  ['updated', 'Updated'],
+  ['deleted', 'Deleted'],
+] as const;
+
+export const DELIVERY_STATUS = [
+  ['queued', 'Queued'],
+  ['succeeded', 'Succeeded'],
+  ['retrying', 'Retrying'],
+  ['failed', 'Failed'],
+] as const;
+
+/**
+ * One outbound request per matching webhook and change event (the seed's
+ * delivery states, plus `retrying` for the automatic retries), read-only
+ * over REST (`/api/extras/webhook-deliveries/`): the dispatcher writes the
+ * rows in its own transactions. A redelivered event never makes a second
+ * delivery (unique webhook and event id). `attempts` lists each try as
+ * `{time, status_code, duration_ms, error, response}`; `attempts` and
+ * `attempt_count` have no column default, so the dispatcher's insert gives
+ * them (`[]`, 0).
+ */
+export const webhookDelivery: ModelDef = defineModel({
+  label: 'extras.webhookdelivery',
+  endpoint: 'webhook-deliveries',
+  table: 'webhook_delivery',
+  verboseName: 'webhook delivery',
+  verboseNamePlural: 'webhook deliveries',
+  fields: {
+    webhook: f.fk('extras.webhook', 'CASCADE', { readOnly: true, required: true, filterKey: 'name' }),
+    event_id: f.string(36, { readOnly: true, required: true }),
+    event: f.choice(DELIVERY_EVENTS, { readOnly: true, required: true }),
+    object_type: f.string(100, { readOnly: true, required: true }),
+    object_id: { type: 'bigint', readOnly: true, required: true },
+    request_id: f.string(64, { readOnly: true }),
+    status: f.choice(DELIVERY_STATUS, { readOnly: true, required: true, default: 'queued' }),
+    attempts: f.json({ readOnly: true, required: true, filter: false, orderable: false }),
+    attempt_count: f.integer({ readOnly: true, required: true, default: 0 }),
+    next_attempt_at: f.datetime({ readOnly: true, nullable: true }),
+  },
+  tags: false,
+  customFields: false,
+  readOnly: true,
+  brief: ['webhook', 'event', 'object_type', 'object_id', 'status'],
+  display: (r) => `${String(r.object_type)} ${String(r.object_id)} ${String(r.event)}`,
+  ordering: ['-created', '-id'],
+  search: ['object_type', 'request_id', 'event_id'],
+  unique: [{ fields: ['webhook', 'event_id'], message: 'This event already has a delivery for this webhook.' }],
+});

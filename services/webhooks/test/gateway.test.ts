@@ -1,0 +1,82 @@
+import { readConfig, type BaseConfig } from '@inventory/core';
+import { bootStack, Client, type Stack } from '@inventory/testkit';
+import { createService as users } from '@inventory/users';
+import { createService as extras } from '@inventory/extras';
+import { createGateway, gatewayConfig } from '@inventory/gateway';
+import { createService as webhooks } from '@inventory/webhooks';
+
+/** Through the gateway, with a real token of the real users service: the webhook endpoints live in this service but under /api/extras/. */
+let stack: Stack;
+let gw: Client;
+let base: string;
+
+const gateway = (cfg: BaseConfig) =>
+  createGateway(
+    readConfig(gatewayConfig, {
+      INTERNAL_TOKEN_SECRET: cfg.INTERNAL_TOKEN_SECRET,
+      SERVICE_URLS: cfg.SERVICE_URLS,
+      PORT: String(cfg.PORT),
+      LOG_LEVEL: 'silent',
+      ...(cfg.AMQP_URL ? { AMQP_URL: cfg.AMQP_URL } : {}),
+    }),
+  );
+
+beforeAll(async () => {
+  stack = await bootStack({ users, extras, webhooks, gateway });
+  base = stack.urls.gateway;
+  const admin = await stack.client('users').post('/api/users/users/', { username: 'hooks-admin', password: 'hooks-password-1' });
+  expect(admin.status).toBe(201);
+  await stack.client('users').post('/api/users/permissions/', {
+    name: 'webhooks all',
+    object_types: ['extras.webhook', 'extras.webhookdelivery', 'extras.tag'],
+    actions: ['view', 'add', 'change', 'delete'],
+    users: [admin.body.id],
+  });
+  const anon = new Client(base, { identity: null });
+  const provisioned = await anon.post('/api/users/tokens/provision/', { username: 'hooks-admin', password: 'hooks-password-1' });
+  expect(provisioned.status).toBe(201);
+  gw = new Client(base, { identity: null, headers: { authorization: `Token ${provisioned.body.key}` } });
+});
+afterAll(() => stack?.stop());
+
+describe('webhooks through the gateway', () => {
+  test('when the extras area is listed, then it names webhooks and webhook-deliveries beside extras\' own endpoints', async () => {
+    const r = await gw.get('/api/extras/');
+    expect(r.status).toBe(200);
+    expect(r.body.webhooks).toBe(`${base}/api/extras/webhooks/`);
+    expect(r.body['webhook-deliveries']).toBe(`${base}/api/extras/webhook-deliveries/`);
+    expect(r.body.tags).toBe(`${base}/api/extras/tags/`);
+    expect(Object.keys(r.body)).toEqual([...Object.keys(r.body)].sort());
+  });
+
+  test('when a webhook is created, read, listed and deleted at /api/extras/webhooks/, then the URLs are the gateway\'s and the secret never shows', async () => {
+    const created = await gw.post('/api/extras/webhooks/', {
+      name: 'Through the gateway',
+      content_types: ['dcim.site'],
+      type_create: true,
+      payload_url: 'http://127.0.0.1:9000/',
+      secret: 'gateway-secret-value',
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.url).toBe(`${base}/api/extras/webhooks/${created.body.id}/`);
+    const detail = await gw.get(`/api/extras/webhooks/${created.body.id}/`);
+    expect(detail.status).toBe(200);
+    expect(detail.body).toEqual(created.body);
+    const list = await gw.get('/api/extras/webhooks/?name=Through%20the%20gateway');
+    expect(list.body.count).toBe(1);
+    for (const r of [created, detail, list]) expect(r.text).not.toContain('gateway-secret-value');
+    const invalid = await gw.post('/api/extras/webhooks/', { name: 'No events', content_types: ['dcim.site'], payload_url: 'http://127.0.0.1:9000/' });
+    expect(invalid.status).toBe(400);
+    expect(invalid.body).toEqual({ __all__: ['At least one event type must be selected: create, update, and/or delete.'] });
+    const deliveries = await gw.get('/api/extras/webhook-deliveries/');
+    expect(deliveries.status).toBe(200);
+    expect(deliveries.body.count).toBe(0);
+    expect((await gw.post('/api/extras/webhook-deliveries/', {})).status).toBe(405);
+    expect((await gw.delete(`/api/extras/webhooks/${created.body.id}/`)).status).toBe(204);
+  });
+
+  test('when no token is sent, then the webhook list is refused as every guarded model is', async () => {
+    const r = await new Client(base, { identity: null }).get('/api/extras/webhooks/');
+    expect(r.status).toBe(403);
+  });
+});
