@@ -36,10 +36,13 @@ export async function declareConsumerQueue(ch: Channel, q: ConsumerQueue): Promi
 /** The change log's queue (extras consumes every event into `/api/extras/object-changes/`). */
 export const CHANGELOG_QUEUE: ConsumerQueue = { name: 'extras.changelog', bindings: ['#'] };
 
+/** The webhook dispatcher's queue (services/webhooks matches every event against the webhooks). */
+export const WEBHOOKS_QUEUE: ConsumerQueue = { name: 'webhooks.events', bindings: ['#'] };
+
 /**
  * The system's durable consumers. Every relay declares their queues before it
  * publishes, as each consumer does when it starts: an event published before
  * its consumer's very first start (the first superuser, made as users starts)
  * still waits in that consumer's queue, whichever service starts first.
  */
-export const DURABLE_QUEUES: readonly ConsumerQueue[] = [CHANGELOG_QUEUE];
+export const DURABLE_QUEUES: readonly ConsumerQueue[] = [CHANGELOG_QUEUE, WEBHOOKS_QUEUE];

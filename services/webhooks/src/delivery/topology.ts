@@ -1,5 +1,5 @@
 import type { Channel, ConfirmChannel } from 'amqplib';
-import { declareConsumerQueue, type ConsumerQueue } from '@inventory/events';
+import { WEBHOOKS_QUEUE, declareConsumerQueue, type ConsumerQueue } from '@inventory/events';
 
 /**
  * The dispatcher's queues, declared by code at start:
@@ -12,7 +12,7 @@ import { declareConsumerQueue, type ConsumerQueue } from '@inventory/events';
  * - `webhooks.dead`: deliveries whose last attempt failed, worked by the
  *   dispatcher into the delivery log as `failed` (a retry sends them again).
  */
-export const EVENTS_QUEUE: ConsumerQueue = { name: 'webhooks.events', bindings: ['#'] };
+export const EVENTS_QUEUE: ConsumerQueue = WEBHOOKS_QUEUE;
 export const WORK_EXCHANGE = 'webhooks.work';
 export const WORK_QUEUE = 'webhooks.deliveries';
 export const DEAD_QUEUE = 'webhooks.dead';

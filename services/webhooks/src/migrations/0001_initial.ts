@@ -50,6 +50,7 @@ export function initialStatements(schema: string): string[] {
       "attempts" JSONB NOT NULL,
       "attempt_count" INTEGER NOT NULL,
       "next_attempt_at" TIMESTAMP WITH TIME ZONE,
+      "context" JSONB,
       "created" TIMESTAMP WITH TIME ZONE DEFAULT now(),
       "last_updated" TIMESTAMP WITH TIME ZONE DEFAULT now(),
       PRIMARY KEY ("id")

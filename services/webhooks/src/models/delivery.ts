@@ -40,6 +40,8 @@ export const webhookDelivery: ModelDef = defineModel({
     attempts: f.json({ readOnly: true, required: true, filter: false, orderable: false }),
     attempt_count: f.integer({ readOnly: true, required: true, default: 0 }),
     next_attempt_at: f.datetime({ readOnly: true, nullable: true }),
+    // the webhook context the attempts render (NetBox's event, timestamp, model, username, request_id, data, snapshots)
+    context: f.json({ readOnly: true, nullable: true, filter: false, orderable: false }),
   },
   tags: false,
   customFields: false,

@@ -1,0 +1,113 @@
+import { createHmac } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { bootStack, eventually, type Client, type Stack } from '@inventory/testkit';
+import { createService as extras } from '@inventory/extras';
+import { createService as tenancy } from '@inventory/tenancy';
+import { createService as webhooks } from '@inventory/webhooks';
+
+/**
+ * The dispatcher end to end: tenancy's change events, through RabbitMQ, to a
+ * real HTTP receiver; retries on a short schedule (0.2 s, 0.4 s) and the
+ * dead-letter queue worked into the delivery log.
+ */
+interface Received {
+  method: string;
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+let stack: Stack;
+let ten: Client;
+let hooks: Client;
+let receiver: Server;
+let base: string;
+const received: Received[] = [];
+/** Status codes the receiver answers, one per request, then 200. */
+const answers: number[] = [];
+
+beforeAll(async () => {
+  receiver = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString('utf8')));
+    req.on('end', () => {
+      received.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body });
+      res.statusCode = answers.shift() ?? 200;
+      res.end(res.statusCode === 200 ? 'ok' : 'not now');
+    });
+  });
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+  base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+  stack = await bootStack({ extras, tenancy, webhooks: (config) => webhooks({ ...config, WEBHOOK_RETRY_SCHEDULE: '0.2,0.4' }) });
+  ten = stack.client('tenancy');
+  hooks = stack.client('webhooks');
+}, 120_000);
+afterAll(async () => {
+  await stack?.stop();
+  await new Promise((r) => receiver?.close(r));
+});
+
+const to = (path: string) => received.filter((r) => r.path === path);
+
+test('when a tenant is created, then the webhook sends the default body, signed, with its delivery id, and the log says succeeded', async () => {
+  const hook = await hooks.post('/api/extras/webhooks/', {
+    name: 'Tenants',
+    content_types: ['tenancy.tenant'],
+    type_create: true,
+    payload_url: `${base}/created/{{ data.slug }}`,
+    secret: 's3cret',
+    additional_headers: 'X-Team: {{ data.name | upper }}',
+  });
+  expect(hook.status).toBe(201);
+  const t = await ten.post('/api/tenancy/tenants/', { name: 'Acme', slug: 'acme' });
+  await eventually(() => to('/created/acme').length === 1, 15_000, 'the delivery');
+  const [r] = to('/created/acme');
+  expect(r.method).toBe('POST');
+  expect(r.headers['content-type']).toBe('application/json');
+  expect(r.headers['x-team']).toBe('ACME');
+  expect(r.headers['x-hook-signature']).toBe(createHmac('sha512', 's3cret').update(r.body).digest('hex'));
+  const body = JSON.parse(r.body);
+  expect(Object.keys(body)).toEqual(['event', 'timestamp', 'model', 'username', 'request_id', 'data', 'snapshots']);
+  expect(body).toMatchObject({ event: 'created', model: 'tenant', request_id: t.headers.get('x-request-id'), data: { id: t.body.id, name: 'Acme' } });
+  const log = await hooks.get(`/api/extras/webhook-deliveries/?webhook_id=${hook.body.id}`);
+  expect(log.body.results).toHaveLength(1);
+  expect(log.body.results[0]).toMatchObject({ status: { value: 'succeeded' }, attempt_count: 1, object_type: 'tenancy.tenant', object_id: t.body.id });
+  expect(r.headers['x-delivery-id']).toBe(`${log.body.results[0].event_id}:${log.body.results[0].id}`);
+});
+
+test('when the receiver answers 500 twice, then the delivery is retried on the schedule and succeeds once', async () => {
+  const hook = await hooks.post('/api/extras/webhooks/', { name: 'Flaky', content_types: ['tenancy.tenantgroup'], type_create: true, payload_url: `${base}/flaky` });
+  expect(hook.status).toBe(201);
+  answers.push(500, 503);
+  await ten.post('/api/tenancy/tenant-groups/', { name: 'Retried', slug: 'retried' });
+  await eventually(async () => (await hooks.get(`/api/extras/webhook-deliveries/?webhook_id=${hook.body.id}&status=succeeded`)).body.count === 1, 15_000, 'success after retries');
+  expect(to('/flaky')).toHaveLength(3);
+  const [d] = (await hooks.get(`/api/extras/webhook-deliveries/?webhook_id=${hook.body.id}`)).body.results;
+  expect(d.attempts.map((a: { status_code: number }) => a.status_code)).toEqual([500, 503, 200]);
+});
+
+test('when the receiver never answers 2XX, then after the last attempt the delivery is failed in the log', async () => {
+  const hook = await hooks.post('/api/extras/webhooks/', { name: 'Broken', content_types: ['tenancy.contactrole'], type_create: true, payload_url: `${base}/broken` });
+  answers.push(500, 500, 500);
+  await ten.post('/api/tenancy/contact-roles/', { name: 'Doomed', slug: 'doomed' });
+  await eventually(async () => (await hooks.get(`/api/extras/webhook-deliveries/?webhook_id=${hook.body.id}&status=failed`)).body.count === 1, 15_000, 'failed');
+  expect(to('/broken')).toHaveLength(3);
+});
+
+test('when the conditions do not hold, or the webhook is disabled, then nothing is sent', async () => {
+  await hooks.post('/api/extras/webhooks/', {
+    name: 'Only active',
+    content_types: ['tenancy.contactgroup'],
+    type_create: true,
+    payload_url: `${base}/conditional`,
+    conditions: { and: [{ attr: 'slug', value: 'wanted' }] },
+  });
+  await hooks.post('/api/extras/webhooks/', { name: 'Off', content_types: ['tenancy.contactgroup'], type_create: true, enabled: false, payload_url: `${base}/off` });
+  await ten.post('/api/tenancy/contact-groups/', { name: 'Other', slug: 'other' });
+  await ten.post('/api/tenancy/contact-groups/', { name: 'Wanted', slug: 'wanted' });
+  await eventually(() => to('/conditional').length === 1, 15_000, 'the matching one');
+  await new Promise((r) => setTimeout(r, 300));
+  expect(JSON.parse(to('/conditional')[0].body).data.slug).toBe('wanted');
+  expect(to('/off')).toHaveLength(0);
+});
