@@ -1,6 +1,7 @@
 import { createRestService, type RestService } from '@inventory/rest';
 import type { BaseConfig } from '@inventory/core';
 import { Dispatcher } from './delivery/dispatcher';
+import { mountRetryRoutes } from './delivery/retry-routes';
 import { DEFAULT_RETRY_SCHEDULE } from './delivery/topology';
 import { models } from './models';
 import { migrations } from './migrations';
@@ -18,9 +19,18 @@ export function retrySchedule(value: string | undefined): number[] {
  * with a broker, the dispatcher that sends the deliveries.
  */
 export function createService(config: BaseConfig & { WEBHOOK_RETRY_SCHEDULE?: string }): RestService {
-  const service = createRestService({ name: 'webhooks', area: 'extras', config, models, migrations });
+  let dispatcher: Dispatcher | null = null;
+  const service = createRestService({
+    name: 'webhooks',
+    area: 'extras',
+    config,
+    models,
+    migrations,
+    // before the model routes, so `retry` is not taken for a delivery id
+    routes: (app, ctx) => mountRetryRoutes(app, ctx, () => dispatcher),
+  });
   if (!config.AMQP_URL) return service;
-  const dispatcher = new Dispatcher({
+  const running = new Dispatcher({
     ctx: service.ctx,
     amqpUrl: config.AMQP_URL,
     databaseUrl: config.DATABASE_URL,
@@ -29,11 +39,13 @@ export function createService(config: BaseConfig & { WEBHOOK_RETRY_SCHEDULE?: st
   const { start, stop } = service;
   service.start = async (port) => {
     const server = await start(port);
-    await dispatcher.start();
+    await running.start();
+    dispatcher = running;
     return server;
   };
   service.stop = async () => {
-    await dispatcher.stop();
+    dispatcher = null;
+    await running.stop();
     await stop();
   };
   return service;

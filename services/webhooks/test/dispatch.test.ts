@@ -87,12 +87,29 @@ test('when the receiver answers 500 twice, then the delivery is retried on the s
   expect(d.attempts.map((a: { status_code: number }) => a.status_code)).toEqual([500, 503, 200]);
 });
 
-test('when the receiver never answers 2XX, then after the last attempt the delivery is failed in the log', async () => {
+test('when the receiver never answers 2XX, then after the last attempt the delivery is failed in the log, and retry (one, or all failed) sends it again', async () => {
   const hook = await hooks.post('/api/extras/webhooks/', { name: 'Broken', content_types: ['tenancy.contactrole'], type_create: true, payload_url: `${base}/broken` });
   answers.push(500, 500, 500);
   await ten.post('/api/tenancy/contact-roles/', { name: 'Doomed', slug: 'doomed' });
   await eventually(async () => (await hooks.get(`/api/extras/webhook-deliveries/?webhook_id=${hook.body.id}&status=failed`)).body.count === 1, 15_000, 'failed');
   expect(to('/broken')).toHaveLength(3);
+  const [failed] = (await hooks.get(`/api/extras/webhook-deliveries/?webhook_id=${hook.body.id}`)).body.results;
+
+  // the receiver is fixed: a retry of that one delivery sends it once more and it succeeds
+  const one = await hooks.post(`/api/extras/webhook-deliveries/${failed.id}/retry/`, {});
+  expect(one.status).toBe(200);
+  await eventually(async () => (await hooks.get(`/api/extras/webhook-deliveries/${failed.id}/`)).body.status.value === 'succeeded', 15_000, 'retried');
+  expect(to('/broken')).toHaveLength(4);
+  expect((await hooks.get(`/api/extras/webhook-deliveries/${failed.id}/`)).body.attempt_count).toBe(4);
+  expect((await hooks.post('/api/extras/webhook-deliveries/999999/retry/', {})).status).toBe(404);
+
+  // all failed ones at once, narrowed by webhook
+  answers.push(500, 500, 500);
+  await ten.post('/api/tenancy/contact-roles/', { name: 'Doomed again', slug: 'doomed-again' });
+  await eventually(async () => (await hooks.get(`/api/extras/webhook-deliveries/?webhook_id=${hook.body.id}&status=failed`)).body.count === 1, 15_000, 'failed again');
+  const all = await hooks.post(`/api/extras/webhook-deliveries/retry/?webhook_id=${hook.body.id}`, {});
+  expect(all.body).toEqual({ retried: 1 });
+  await eventually(async () => (await hooks.get(`/api/extras/webhook-deliveries/?webhook_id=${hook.body.id}&status=succeeded`)).body.count === 2, 15_000, 'all retried');
 });
 
 test('when the conditions do not hold, or the webhook is disabled, then nothing is sent', async () => {

@@ -79,6 +79,19 @@ export class Dispatcher {
     this.ch = null;
   }
 
+  /** One more attempt for each of these deliveries (a failed one is `retrying` again); the number queued. */
+  async retry(ids: number[]): Promise<number> {
+    const ch = this.ch;
+    if (!ch || !ids.length) return 0;
+    const db = this.o.ctx.db;
+    const rows = await db.query(sql`
+      UPDATE ${raw(db.table('webhook_delivery'))} SET status = 'retrying', next_attempt_at = now(), last_updated = now()
+       WHERE id = ANY(${ids}::bigint[]) RETURNING id, attempt_count`);
+    for (const r of rows) publishAttempt(ch, { delivery: Number(r.id), attempt: Number(r.attempt_count) + 1 });
+    await ch.waitForConfirms();
+    return rows.length;
+  }
+
   private track(p: Promise<void>): void {
     this.inFlight.add(p);
     void p.catch((err: Error) => this.o.ctx.log.warn({ err: err.message }, 'webhook attempt failed unexpectedly')).finally(() => this.inFlight.delete(p));

@@ -1,0 +1,40 @@
+import type { Express } from 'express';
+import { NotFound, ServiceUnavailable } from '@inventory/core';
+import { sql, raw, and, type Sql } from '@inventory/filtering';
+import { identityOf, requirePermission, type ServiceContext } from '@inventory/rest';
+import { webhookDelivery } from '../models/delivery';
+import type { Dispatcher } from './dispatcher';
+
+const PATH = '/api/extras/webhook-deliveries/';
+
+/**
+ * Sending deliveries again: `POST …/{id}/retry/` one, `POST …/retry/` every
+ * failed one (narrowed by `webhook_id`, `object_type`, `request_id` in the
+ * query). Each gets one more attempt; one that fails again is `failed` again.
+ * Needs the change permission on deliveries, within its constraints.
+ */
+export function mountRetryRoutes(app: Express, ctx: ServiceContext, dispatcher: () => Dispatcher | null): void {
+  const table = raw(ctx.db.table(webhookDelivery.table));
+  const send = async (where: Sql): Promise<number> => {
+    const d = dispatcher();
+    if (!d) throw new ServiceUnavailable('Webhook deliveries are not sent: no broker is configured.');
+    const rows = await ctx.db.query(sql`SELECT t.id FROM ${table} t WHERE ${where} ORDER BY t.id`);
+    return d.retry(rows.map((r) => Number(r.id)));
+  };
+  app.post(`${PATH}retry/`, async (req, res) => {
+    const scope = requirePermission(ctx, webhookDelivery, identityOf(res), 'change');
+    const q = req.query as Record<string, unknown>;
+    const parts: Sql[] = [scope, sql`t.status = 'failed'`];
+    if (typeof q.webhook_id === 'string' && /^\d+$/.test(q.webhook_id)) parts.push(sql`t.webhook_id = ${Number(q.webhook_id)}`);
+    if (typeof q.object_type === 'string') parts.push(sql`t.object_type = ${q.object_type.toLowerCase()}`);
+    if (typeof q.request_id === 'string') parts.push(sql`t.request_id = ${q.request_id}`);
+    res.json({ retried: await send(and(parts)) });
+  });
+  app.post(`${PATH}:id/retry/`, async (req, res) => {
+    const scope = requirePermission(ctx, webhookDelivery, identityOf(res), 'change');
+    const id = /^\d+$/.test(req.params.id) ? Number(req.params.id) : NaN;
+    if (!Number.isSafeInteger(id)) throw new NotFound();
+    if (!(await send(and([scope, sql`t.id = ${id}`])))) throw new NotFound();
+    res.json({ retried: 1 });
+  });
+}
