@@ -128,3 +128,21 @@ test('when the conditions do not hold, or the webhook is disabled, then nothing 
   expect(JSON.parse(to('/conditional')[0].body).data.slug).toBe('wanted');
   expect(to('/off')).toHaveLength(0);
 });
+
+test('when one receiver is slow, then other webhooks\' deliveries do not wait for it', async () => {
+  let slowAnswered = 0;
+  const slow = createServer((_req, res) => setTimeout(() => (slowAnswered++, res.end('late')), 3_000));
+  await new Promise<void>((r) => slow.listen(0, '127.0.0.1', r));
+  try {
+    const slowUrl = `http://127.0.0.1:${(slow.address() as AddressInfo).port}/slow`;
+    await hooks.post('/api/extras/webhooks/', { name: 'Slow', content_types: ['tenancy.contact'], type_create: true, payload_url: slowUrl });
+    await hooks.post('/api/extras/webhooks/', { name: 'Fast', content_types: ['tenancy.contact'], type_create: true, payload_url: `${base}/fast` });
+    // five slow deliveries hold their slots; the fast webhook's five go through meanwhile
+    for (let i = 0; i < 5; i++) await ten.post('/api/tenancy/contacts/', { name: `Contact ${i}` });
+    await eventually(() => to('/fast').length === 5, 10_000, 'the fast deliveries');
+    expect(slowAnswered).toBe(0);
+  } finally {
+    slow.closeAllConnections();
+    await new Promise((r) => slow.close(r));
+  }
+});
