@@ -11,7 +11,13 @@ export interface ConsumerTx {
   query(statement: Sql): Promise<Record<string, unknown>[]>;
 }
 
-export type EventHandler = (event: ChangeEvent, tx: ConsumerTx) => Promise<void>;
+/**
+ * Applies one event in the consumer's transaction; may return work to run
+ * after the commit and before the ack (what must not happen for a
+ * rolled-back transaction, such as publishing; a crash in between leaves it
+ * undone, so whoever needs it must be able to find it again).
+ */
+export type EventHandler = (event: ChangeEvent, tx: ConsumerTx) => Promise<void | (() => Promise<void>)>;
 
 /** Events a consumer applied, by queue and event id: a redelivered event finds its record and is skipped. */
 export const PROCESSED_EVENT_TABLE = '_processed_event';
@@ -184,8 +190,9 @@ export class EventConsumer {
         `INSERT INTO ${quoteIdent(this.o.schema)}.${quoteIdent(PROCESSED_EVENT_TABLE)} (queue, event_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`,
         [this.o.queue, event.id],
       );
-      if (claimed.rowCount === 1) await this.o.handler(event, tx);
+      const afterCommit = claimed.rowCount === 1 ? await this.o.handler(event, tx) : undefined;
       await db.query('COMMIT');
+      if (afterCommit) await afterCommit().catch((err: Error) => this.o.log.warn({ err: err.message, queue: this.o.queue, event: event.id }, 'event consumer: after-commit work failed'));
       if (claimed.rowCount === 1) this.applied++;
       else this.skipped++;
       this.settle(() => ch.ack(msg));

@@ -27,8 +27,6 @@ export interface DispatcherOptions {
 }
 
 const KIND_COLUMN: Record<string, string> = { created: 'type_create', updated: 'type_update', deleted: 'type_delete' };
-/** Messages whose delivery is not visible yet (its transaction not committed) are tried this often before they are dropped. */
-const MAX_MISSES = 5;
 const RESPONSE_EXCERPT = 500;
 
 /**
@@ -40,6 +38,7 @@ export class Dispatcher {
   private conn: ChannelModel | null = null;
   private ch: ConfirmChannel | null = null;
   private stopping = false;
+  private sweeper: NodeJS.Timeout | null = null;
   private readonly inFlight = new Set<Promise<void>>();
   /** Attempts sent since start (for tests and metrics). */
   sent = 0;
@@ -68,10 +67,14 @@ export class Dispatcher {
     await ch.consume(WORK_QUEUE, (m) => m && this.track(this.attempt(m)), { noAck: false });
     await ch.consume(DEAD_QUEUE, (m) => m && this.track(this.dead(m)), { noAck: false });
     this.matcher.start();
+    const sweep = () => void this.sweep().catch((err: Error) => this.o.ctx.log.warn({ err: err.message }, 'webhook sweep failed'));
+    sweep();
+    this.sweeper = setInterval(sweep, 30_000);
   }
 
   async stop(): Promise<void> {
     this.stopping = true;
+    if (this.sweeper) clearInterval(this.sweeper);
     await this.matcher.stop();
     await Promise.allSettled([...this.inFlight]);
     await this.conn?.close().catch(() => undefined);
@@ -97,23 +100,41 @@ export class Dispatcher {
     void p.catch((err: Error) => this.o.ctx.log.warn({ err: err.message }, 'webhook attempt failed unexpectedly')).finally(() => this.inFlight.delete(p));
   }
 
-  /** In the event's transaction: one delivery per matching webhook, and its first attempt queued before the commit. */
-  private async match(event: ChangeEvent, tx: ConsumerTx, table: (n: string) => ReturnType<typeof raw>): Promise<void> {
+  /** In the event's transaction: one delivery per matching webhook; their first attempts are queued after the commit. */
+  private async match(event: ChangeEvent, tx: ConsumerTx, table: (n: string) => ReturnType<typeof raw>): Promise<(() => Promise<void>) | undefined> {
     const column = KIND_COLUMN[event.event];
-    if (!column || !this.ch) return;
+    if (!column) return undefined;
     const hooks = await tx.query(
       sql`SELECT id, conditions FROM ${table('webhook')} WHERE enabled AND ${raw(`"${column}"`)} AND ${event.model.toLowerCase()} = ANY(content_types) ORDER BY id`,
     );
     const context = webhookContext(event);
+    const made: number[] = [];
     for (const hook of hooks) {
       if (hook.conditions && !safeEvaluate(hook.conditions, context.data)) continue;
       const [row] = await tx.query(sql`
         INSERT INTO ${table('webhook_delivery')} (webhook_id, event_id, event, object_type, object_id, request_id, status, attempts, attempt_count, context)
         VALUES (${hook.id}, ${event.id}, ${event.event}, ${event.model.toLowerCase()}, ${event.object_id}, ${event.request_id ?? ''}, 'queued', '[]'::jsonb, 0, ${JSON.stringify(context)}::jsonb)
         ON CONFLICT (webhook_id, event_id) DO NOTHING RETURNING id`);
-      if (row) publishAttempt(this.ch, { delivery: Number(row.id), attempt: 1 });
+      if (row) made.push(Number(row.id));
     }
-    await this.ch.waitForConfirms();
+    // a crash before this leaves them `queued` with no message: the sweep finds them
+    return made.length ? () => this.queueFirstAttempts(made) : undefined;
+  }
+
+  private async queueFirstAttempts(ids: number[]): Promise<void> {
+    const ch = this.ch;
+    if (!ch) return;
+    for (const id of ids) publishAttempt(ch, { delivery: id, attempt: 1 });
+    await ch.waitForConfirms();
+  }
+
+  /** Deliveries recorded but never queued (the dispatcher stopped between its commit and the publish). */
+  private async sweep(): Promise<void> {
+    const db = this.o.ctx.db;
+    const rows = await db.query(
+      sql`SELECT id FROM ${raw(db.table('webhook_delivery'))} WHERE status = 'queued' AND attempt_count = 0 AND created < now() - interval '30 seconds' ORDER BY id LIMIT 1000`,
+    );
+    if (rows.length) await this.queueFirstAttempts(rows.map((r) => Number(r.id)));
   }
 
   /** One attempt of one delivery; the message is acked once its outcome (and any next attempt) is queued. */
@@ -127,12 +148,7 @@ export class Dispatcher {
       SELECT d.id, d.status, d.attempt_count, d.context, d.event_id, w.payload_url, w.http_method, w.http_content_type, w.additional_headers,
              w.body_template, w.secret, w.ssl_verification, w.ca_file_path
         FROM ${raw(db.table('webhook_delivery'))} d JOIN ${raw(db.table('webhook'))} w ON w.id = d.webhook_id WHERE d.id = ${m.delivery}`);
-    if (!d) {
-      // not committed yet, or rolled back (its event comes again): look again shortly, then let it go
-      const misses = (m as DeliveryMessage & { misses?: number }).misses ?? 0;
-      if (misses < MAX_MISSES) setTimeout(() => this.ch && (publishAttempt(this.ch, { ...m, misses: misses + 1 } as DeliveryMessage), undefined), 200 * (misses + 1));
-      return ch.ack(msg);
-    }
+    if (!d) return ch.ack(msg); // its webhook was deleted with its deliveries
     if (d.status === 'succeeded' || Number(d.attempt_count) !== m.attempt - 1) return ch.ack(msg); // done, or this attempt was recorded
     const outcome = await this.send(d, m);
     const last = m.attempt > this.o.scheduleMs.length;

@@ -1,0 +1,129 @@
+#!/usr/bin/env node
+'use strict';
+/**
+ * Webhooks (issue 9 goals), in one run on a real PostgreSQL and RabbitMQ,
+ * tenancy, extras and webhooks as separate processes, a receiver on loopback
+ * in this process answering 200 at once:
+ *  - commit-to-receiver latency, p50/p99, at 100 and 500 tenant creates/s
+ *    (single POSTs, paced; from each POST's answer to its delivery's arrival;
+ *    goal p99 < 100 ms at 500/s);
+ *  - one dispatcher's deliveries/s: 5,000 tenants created in five bulk POSTs,
+ *    from the first delivery to the last (goal >= 2,000/s).
+ * Run: `npm run build && node bench/webhooks.js`; results in bench/results/webhooks.json.
+ */
+const os = require('node:os');
+const path = require('node:path');
+const http = require('node:http');
+const { randomBytes } = require('node:crypto');
+const { startPostgres, startRabbitMQ, freePort } = require('@inventory/infra');
+const { signIdentity } = require('@inventory/auth');
+const { child, stopAll, json, writeReport, run } = require('./children');
+
+const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+const SECONDS = Number(process.env.BENCH_SECONDS || 10);
+
+async function main() {
+  const [pg, rabbit] = await Promise.all([startPostgres({ log: () => undefined }), startRabbitMQ({ log: () => undefined })]);
+  const arrived = new Map();
+  const receiver = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      const id = JSON.parse(body).data.id;
+      arrived.set(id, process.hrtime.bigint());
+      res.end();
+    });
+  });
+  await new Promise((r) => receiver.listen(0, '127.0.0.1', r));
+  const secret = randomBytes(24).toString('hex');
+  const identity = { user: { id: 1, username: 'bench', is_superuser: true, is_staff: true, is_active: true }, token: { id: 1, write_enabled: true }, permissions: [] };
+  const headers = (service) => ({ 'x-identity': signIdentity(secret, identity, 3600, service), 'x-forwarded-host': 'bench.local' });
+  const ports = { tenancy: await freePort(), extras: await freePort(), webhooks: await freePort() };
+  const urls = Object.fromEntries(Object.entries(ports).map(([n, p]) => [n, `http://127.0.0.1:${p}`]));
+  const env = {
+    DATABASE_URL: pg.url,
+    AMQP_URL: rabbit.url,
+    INTERNAL_TOKEN_SECRET: secret,
+    SERVICE_URLS: Object.entries(urls).map(([n, u]) => `${n}=${u}`).join(','),
+    DATABASE_POOL_MAX: '10',
+  };
+  const children = [];
+  try {
+    for (const name of Object.keys(ports)) {
+      children.push(await child(path.join(__dirname, 'servers.js'), { ...env, BENCH_PORTS: JSON.stringify({ [name]: ports[name] }) }, path.resolve(__dirname, '..')));
+    }
+    await json(`${urls.webhooks}/api/extras/webhooks/`, headers('webhooks'), 'POST', {
+      name: 'Bench',
+      content_types: ['tenancy.tenant'],
+      type_create: true,
+      payload_url: `http://127.0.0.1:${receiver.address().port}/`,
+      secret: 'bench-secret',
+    });
+    let n = 0;
+    const paced = async (rate) => {
+      const lags = [];
+      const pending = [];
+      const interval = 1000 / rate;
+      const hdr = headers('tenancy');
+      let inFlight = 0;
+      const start = Date.now();
+      for (let i = 0; i < rate * SECONDS; i++) {
+        const due = start + i * interval;
+        const wait = due - Date.now();
+        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+        const k = ++n;
+        // at most 64 requests in flight: past that the rate is what the service sustains
+        while (inFlight >= 64) await new Promise((r) => setTimeout(r, 1));
+        inFlight++;
+        pending.push(
+          json(`${urls.tenancy}/api/tenancy/tenants/`, hdr, 'POST', { name: `T ${k}`, slug: `t-${k}` })
+            .then((t) => ({ id: t.id, committed: process.hrtime.bigint() }))
+            .finally(() => inFlight--),
+        );
+      }
+      const done = await Promise.all(pending);
+      const writeSeconds = (Date.now() - start) / 1000;
+      const end = Date.now() + 30_000;
+      while (done.some((d) => !arrived.has(d.id)) && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+      for (const d of done) if (arrived.has(d.id)) lags.push(Math.max(0, Number(arrived.get(d.id) - d.committed) / 1e6));
+      lags.sort((a, b) => a - b);
+      return {
+        writes: done.length,
+        achieved_writes_per_s: Number((done.length / writeSeconds).toFixed(0)),
+        delivered: lags.length,
+        p50_ms: Number(pct(lags, 50).toFixed(2)),
+        p99_ms: Number(pct(lags, 99).toFixed(2)),
+      };
+    };
+    await paced(20); // warm-up
+    const at100 = await paced(100);
+    const at500 = await paced(500);
+
+    const before = arrived.size;
+    const firstIds = [];
+    for (let b = 0; b < 5; b++) {
+      const batch = Array.from({ length: 1000 }, (_, i) => ({ name: `Bulk ${b}-${i}`, slug: `bulk-${b}-${i}` }));
+      const made = await json(`${urls.tenancy}/api/tenancy/tenants/`, headers('tenancy'), 'POST', batch);
+      firstIds.push(...made.map((t) => t.id));
+    }
+    const end = Date.now() + 120_000;
+    while (arrived.size < before + firstIds.length && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+    const times = firstIds.map((id) => arrived.get(id)).filter(Boolean).sort((a, b) => (a < b ? -1 : 1));
+    const seconds = times.length > 1 ? Number(times[times.length - 1] - times[0]) / 1e9 : NaN;
+
+    writeReport('webhooks', {
+      date: new Date().toISOString(),
+      machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version },
+      method: `tenancy, extras, webhooks as separate processes on one PostgreSQL and RabbitMQ; one webhook on tenant creates, signed, default body; receiver on loopback answering 200; paced single POSTs for ${SECONDS} s per rate; throughput from five 1,000-tenant bulk POSTs`,
+      latency_commit_to_receiver: { at_100_per_s: at100, at_500_per_s: at500 },
+      dispatcher_throughput: { deliveries: times.length, seconds: Number(seconds.toFixed(2)), deliveries_per_s: Number((times.length / seconds).toFixed(0)) },
+      goals: 'p99 < 100 ms at 500 writes/s; >= 2,000 deliveries/s',
+    });
+  } finally {
+    await stopAll(children);
+    receiver.close();
+    await Promise.allSettled([pg.stop(), rabbit.stop()]);
+  }
+}
+
+run(main);
