@@ -2,7 +2,7 @@ import { HttpError, runWithContext, type BaseConfig } from '@inventory/core';
 import type { Identity } from '@inventory/auth';
 import { EventConsumer, type ChangeEvent } from '@inventory/events';
 import { sql, raw, ident } from '@inventory/filtering';
-import { capture, snapshotOf } from './changes';
+import { snapshotOf } from './changes';
 import type { ModelDef } from './model';
 import { applyRecords, projectedModels, projection, recordOf, type ProjectionRecord, type SnapshotPage } from './projections';
 import { referenceOf } from './reference';
@@ -11,7 +11,7 @@ import { TAGGED_ITEM_TABLE } from './schema';
 import { represent } from './serialize';
 import type { Row } from './types';
 import { runChange } from './unit-of-work';
-import { remove } from './write';
+import { applyReferrerRule, removeGenericReferrers } from './write';
 
 /** How the projections are fed: the owners' events (one consumer per service), their snapshots when empty. */
 
@@ -99,19 +99,9 @@ export async function applyDeleteRules(ctx: ServiceContext, label: string, ids: 
         if (left.length) ctx.log.warn({ model: model.label, field: name, target: label, ids: left.map((r) => r.id) }, 'references to a deleted object left in place (PROTECT)');
         continue;
       }
+      const rule = field.onDelete;
       await runWithContext({ requestId: by.requestId, queries: 0 }, () =>
-        runChange(ctx, model, identity, async (wctx) => {
-          const rows = await wctx.tx.query(sql`SELECT * FROM ${table} WHERE ${column} = ANY(${ids}::bigint[]) ORDER BY id FOR UPDATE`);
-          if (!rows.length) return { touched: {} };
-          await capture(ctx, model, wctx, rows);
-          if (field.onDelete === 'CASCADE') {
-            await remove(ctx, model, rows.map((r) => Number(r.id)), wctx);
-            return { touched: { deleted: rows } };
-          }
-          const stamp = model.timestamps ? raw(', last_updated = now()') : raw('');
-          await wctx.tx.query(sql`UPDATE ${table} SET ${column} = NULL, _version = _version + 1${stamp} WHERE id = ANY(${rows.map((r) => r.id)}::bigint[])`);
-          return { touched: { updated: rows } };
-        }),
+        runChange(ctx, model, identity, async (wctx) => ({ touched: await applyReferrerRule(ctx, model, name, rule, ids, wctx) })),
       );
     }
   }
@@ -128,18 +118,12 @@ async function deleteGenericReferrers(
   identity: Identity,
   requestId: string,
 ): Promise<void> {
-  const table = raw(ctx.db.table(model.table));
-  const match = sql`${ident(typeField)} = ${label} AND ${ident(idField)} = ANY(${ids}::bigint[])`;
-  const [any] = await ctx.db.query(sql`SELECT 1 FROM ${table} WHERE ${match} LIMIT 1`);
+  const [any] = await ctx.db.query(
+    sql`SELECT 1 FROM ${raw(ctx.db.table(model.table))} WHERE ${ident(typeField)} = ${label} AND ${ident(idField)} = ANY(${ids}::bigint[]) LIMIT 1`,
+  );
   if (!any) return;
   await runWithContext({ requestId, queries: 0 }, () =>
-    runChange(ctx, model, identity, async (wctx) => {
-      const rows = await wctx.tx.query(sql`SELECT * FROM ${table} WHERE ${match} ORDER BY id FOR UPDATE`);
-      if (!rows.length) return { touched: {} };
-      await capture(ctx, model, wctx, rows);
-      await remove(ctx, model, rows.map((r) => Number(r.id)), wctx);
-      return { touched: { deleted: rows } };
-    }),
+    runChange(ctx, model, identity, async (wctx) => ({ touched: { deleted: await removeGenericReferrers(ctx, model, typeField, idField, label, ids, wctx) } })),
   );
 }
 

@@ -1,13 +1,12 @@
-import { Cache, Conflict, ServiceUnavailable } from '@inventory/core';
-import { sql, raw, ident } from '@inventory/filtering';
+import { Cache, ServiceUnavailable } from '@inventory/core';
 import { CONTENT_TYPES } from '@inventory/refs';
 import type { OnDelete } from './fields';
 import type { ModelDef } from './model';
 import type { ServiceContext } from './registry';
 import { resolveRefs } from './relations';
-import { represent } from './serialize';
 import type { Row } from './types';
 import { projectedModels } from './projections';
+import { dependentsConflict } from './write';
 
 /**
  * Deleting an object that other services refer to (ARCHITECTURE.md,
@@ -37,18 +36,6 @@ export function declaredReferences(ctx: ServiceContext): DeclaredReference[] {
     }
   }
   return out;
-}
-
-/** The objects here that a PROTECT reference to these objects of `label` keeps, as NetBox names them: `<display> (<id>)`. */
-export async function protectingObjects(ctx: ServiceContext, label: string, ids: number[]): Promise<string[]> {
-  const found: string[] = [];
-  for (const ref of declaredReferences(ctx)) {
-    if (ref.to !== label || ref.onDelete !== 'PROTECT') continue;
-    const m = ctx.models.get(ref.model) as ModelDef;
-    const rows = await ctx.db.query(sql`SELECT * FROM ${raw(ctx.db.table(m.table))} WHERE ${ident(`${ref.field}_id`)} = ANY(${ids}::bigint[]) ORDER BY id`);
-    for (const r of await represent(ctx, m, rows, 'full', '')) found.push(`${String(r.display)} (${String(r.id)})`);
-  }
-  return found;
 }
 
 /** Other services that hold objects (the catalogue names them as owners; the gateway holds none). */
@@ -96,7 +83,7 @@ export async function checkRemoteProtected(ctx: ServiceContext, model: ModelDef,
     }),
   );
   const found = answers.flatMap((a) => a.objects ?? []);
-  if (found.length) throw new Conflict(`Unable to delete object. ${found.length} dependent objects were found: ${found.join(', ')}`);
+  if (found.length) throw dependentsConflict(found);
 }
 
 /**

@@ -11,7 +11,7 @@ import type { ServiceContext } from './registry';
 import { TAGGED_ITEM_TABLE, hashKey, uniqueIndexName } from './schema';
 import { capture, noteTouched } from './changes';
 import { withNaturalKeys } from './natural';
-import type { Row, WriteContext } from './types';
+import type { Row, Touched, WriteContext } from './types';
 import { validateScalars, type WriteMode } from './validation';
 
 export interface Prepared {
@@ -316,18 +316,81 @@ export async function checkTreeParent(ctx: ServiceContext, model: ModelDef, row:
   if (hit.length) throw ValidationError.field('parent', refused);
 }
 
-/** Refuses (409) when local PROTECT relations still point at the objects. */
-export async function checkProtected(ctx: ServiceContext, model: ModelDef, ids: number[], q: Queryable): Promise<void> {
+/**
+ * The objects here that a PROTECT relation keeps from being deleted (the
+ * targets may be this service's or, for `/internal/dependents`, another's),
+ * as NetBox names them: `<display> (<id>)`.
+ */
+export async function protectingObjects(ctx: ServiceContext, label: string, ids: number[], q: Queryable = ctx.db): Promise<string[]> {
   const found: string[] = [];
   for (const other of ctx.models.values()) {
     for (const [name, field] of Object.entries(other.fields)) {
-      if (field.type !== 'fk' || field.to !== model.label || field.onDelete !== 'PROTECT') continue;
+      if (field.type !== 'fk' || field.to !== label || field.onDelete !== 'PROTECT') continue;
       const rows = await q.query(sql`SELECT * FROM ${raw(ctx.db.table(other.table))} WHERE ${ident(`${name}_id`)} = ANY(${ids}::bigint[]) ORDER BY id`);
       // full representations, so the display names its related objects as NetBox's str() does
       for (const r of await represent(ctx, other, rows, 'full', '', q)) found.push(`${String(r.display)} (${String(r.id)})`);
     }
   }
-  if (found.length) throw new Conflict(`Unable to delete object. ${found.length} dependent objects were found: ${found.join(', ')}`);
+  return found;
+}
+
+/** NetBox's 409 for a delete that protected objects refuse. */
+export function dependentsConflict(found: string[]): Conflict {
+  return new Conflict(`Unable to delete object. ${found.length} dependent objects were found: ${found.join(', ')}`);
+}
+
+/** Refuses (409) when local PROTECT relations still point at the objects. */
+export async function checkProtected(ctx: ServiceContext, model: ModelDef, ids: number[], q: Queryable): Promise<void> {
+  const found = await protectingObjects(ctx, model.label, ids, q);
+  if (found.length) throw dependentsConflict(found);
+}
+
+/**
+ * One relation's delete rule, applied to the objects of `other` whose
+ * `name` points at deleted objects (but for `except`): CASCADE deletes them,
+ * SET_NULL clears the reference (an update). Locked and captured first;
+ * returns what it touched, as the rows were.
+ */
+export async function applyReferrerRule(
+  ctx: ServiceContext,
+  other: ModelDef,
+  name: string,
+  onDelete: 'CASCADE' | 'SET_NULL',
+  ids: number[],
+  wctx: WriteContext,
+  except: number[] = [],
+): Promise<Touched> {
+  const column = ident(`${name}_id`);
+  const table = raw(ctx.db.table(other.table));
+  const rows = await wctx.tx.query(sql`SELECT * FROM ${table} WHERE ${column} = ANY(${ids}::bigint[]) AND NOT (id = ANY(${except}::bigint[])) ORDER BY id FOR UPDATE`);
+  if (!rows.length) return {};
+  await capture(ctx, other, wctx, rows);
+  if (onDelete === 'CASCADE') {
+    await remove(ctx, other, rows.map((r) => Number(r.id)), wctx);
+    return { deleted: rows };
+  }
+  const stamp = other.timestamps ? raw(', last_updated = now()') : raw('');
+  await wctx.tx.query(sql`UPDATE ${table} SET ${column} = NULL, _version = _version + 1${stamp} WHERE id = ANY(${rows.map((r) => r.id)}::bigint[])`);
+  return { updated: rows };
+}
+
+/** Deletes, through the engine, the objects of `model` that a generic relation attaches to deleted objects of `label` (contact assignments); the rows as they were. */
+export async function removeGenericReferrers(
+  ctx: ServiceContext,
+  model: ModelDef,
+  typeField: string,
+  idField: string,
+  label: string,
+  ids: number[],
+  wctx: WriteContext,
+): Promise<Row[]> {
+  const rows = await wctx.tx.query(
+    sql`SELECT * FROM ${raw(ctx.db.table(model.table))} WHERE ${ident(typeField)} = ${label} AND ${ident(idField)} = ANY(${ids}::bigint[]) ORDER BY id FOR UPDATE`,
+  );
+  if (!rows.length) return rows;
+  await capture(ctx, model, wctx, rows);
+  await remove(ctx, model, rows.map((r) => Number(r.id)), wctx);
+  return rows;
 }
 
 /**
@@ -342,19 +405,8 @@ export async function remove(ctx: ServiceContext, model: ModelDef, ids: number[]
   for (const other of ctx.models.values()) {
     for (const [name, field] of Object.entries(other.fields)) {
       if (field.type !== 'fk' || field.to !== model.label || field.onDelete === 'PROTECT') continue;
-      const column = ident(`${name}_id`);
-      const table = raw(ctx.db.table(other.table));
-      const rows = await wctx.tx.query(sql`SELECT * FROM ${table} WHERE ${column} = ANY(${ids}::bigint[]) AND NOT (id = ANY(${other === model ? ids : []}::bigint[])) ORDER BY id FOR UPDATE`);
-      if (!rows.length) continue;
-      await capture(ctx, other, wctx, rows);
-      if (field.onDelete === 'CASCADE') {
-        await remove(ctx, other, rows.map((r) => Number(r.id)), wctx);
-        noteTouched(wctx, other, { deleted: rows });
-      } else {
-        const stamp = other.timestamps ? raw(', last_updated = now()') : raw('');
-        await wctx.tx.query(sql`UPDATE ${table} SET ${column} = NULL, _version = _version + 1${stamp} WHERE id = ANY(${rows.map((r) => r.id)}::bigint[])`);
-        noteTouched(wctx, other, { updated: rows });
-      }
+      const touched = await applyReferrerRule(ctx, other, name, field.onDelete, ids, wctx, other === model ? ids : []);
+      if (touched.deleted || touched.updated) noteTouched(wctx, other, touched);
     }
   }
   if (model.hooks.beforeDelete) await model.hooks.beforeDelete(ids, wctx);

@@ -1,6 +1,6 @@
 import { contentType } from '@inventory/refs';
 import { sql, raw, type FilterDef } from '@inventory/filtering';
-import { capture, defineModel, f, keyResolver, noteTouched, remove, type ModelDef, type ServiceContext, type WriteContext } from '@inventory/rest';
+import { defineModel, f, keyResolver, noteTouched, removeGenericReferrers, type ModelDef, type ServiceContext, type WriteContext } from '@inventory/rest';
 
 const name = (r: Record<string, unknown>) => String(r.name);
 
@@ -123,12 +123,6 @@ export function contactFilters(ctx: ServiceContext, model: ModelDef): FilterDef[
 
 /** Deleting an object deletes its contact assignments, through the engine, so each has its change record and event. */
 export async function deleteAssignments(label: string, ids: number[], wctx: WriteContext): Promise<void> {
-  const { service: ctx, tx } = wctx;
-  const rows = await tx.query(
-    sql`SELECT * FROM ${raw(ctx.db.table(contactAssignment.table))} WHERE content_type = ${label} AND object_id = ANY(${ids}::bigint[]) ORDER BY id FOR UPDATE`,
-  );
-  if (!rows.length) return;
-  await capture(ctx, contactAssignment, wctx, rows);
-  await remove(ctx, contactAssignment, rows.map((r) => Number(r.id)), wctx);
-  noteTouched(wctx, contactAssignment, { deleted: rows });
+  const rows = await removeGenericReferrers(wctx.service, contactAssignment, 'content_type', 'object_id', label, ids, wctx);
+  if (rows.length) noteTouched(wctx, contactAssignment, { deleted: rows });
 }
