@@ -47,4 +47,38 @@ function run(main) {
   });
 }
 
-module.exports = { child, stopAll, json, writeReport, run };
+/**
+ * Services as deployed: one process each (bench/servers.js), on one database
+ * and broker, sharing a fresh internal secret. `headers(service)` is a
+ * superuser identity signed for that service; `spawn(name)` starts one
+ * (again, on its port). Stop them with `stopAll(children)`.
+ */
+async function serviceProcesses(names, { databaseUrl, amqpUrl, env: extra = {} }) {
+  const { randomBytes } = require('node:crypto');
+  const { freePort } = require('@inventory/infra');
+  const { signIdentity } = require('@inventory/auth');
+  const secret = randomBytes(24).toString('hex');
+  const identity = { user: { id: 1, username: 'bench', is_superuser: true, is_staff: true, is_active: true }, token: { id: 1, write_enabled: true }, permissions: [] };
+  const ports = {};
+  for (const name of names) ports[name] = await freePort();
+  const urls = Object.fromEntries(Object.entries(ports).map(([n, p]) => [n, `http://127.0.0.1:${p}`]));
+  const env = {
+    DATABASE_URL: databaseUrl,
+    AMQP_URL: amqpUrl,
+    INTERNAL_TOKEN_SECRET: secret,
+    SERVICE_URLS: Object.entries(urls).map(([n, u]) => `${n}=${u}`).join(','),
+    DATABASE_POOL_MAX: '10',
+    ...extra,
+  };
+  const spawn = (name) => child(path.join(__dirname, 'servers.js'), { ...env, BENCH_PORTS: JSON.stringify({ [name]: ports[name] }) }, path.resolve(__dirname, '..'));
+  const children = [];
+  try {
+    for (const name of names) children.push(await spawn(name));
+  } catch (err) {
+    await stopAll(children);
+    throw err;
+  }
+  return { urls, children, spawn, headers: (service) => ({ 'x-identity': signIdentity(secret, identity, 3600, service), 'x-forwarded-host': 'bench.local' }) };
+}
+
+module.exports = { child, stopAll, json, writeReport, run, serviceProcesses };

@@ -15,12 +15,9 @@
  * Run: `npm run build && node bench/projections.js`; results in bench/results/projections.json.
  */
 const os = require('node:os');
-const path = require('node:path');
-const { randomBytes } = require('node:crypto');
 const { Client } = require('pg');
-const { startPostgres, startRabbitMQ, freePort } = require('@inventory/infra');
-const { signIdentity } = require('@inventory/auth');
-const { child, stopAll, json, writeReport, run } = require('./children');
+const { startPostgres, startRabbitMQ } = require('@inventory/infra');
+const { serviceProcesses, stopAll, json, writeReport, run } = require('./children');
 
 const SITES = Number(process.env.BENCH_SITES || 10000);
 const RENAMES = Number(process.env.BENCH_RENAMES || 200);
@@ -37,26 +34,13 @@ async function timedGet(url, headers) {
 
 async function main() {
   const [pg, rabbit] = await Promise.all([startPostgres({ log: () => undefined }), startRabbitMQ({ log: () => undefined })]);
-  const secret = randomBytes(24).toString('hex');
-  const identity = { user: { id: 1, username: 'bench', is_superuser: true, is_staff: true, is_active: true }, token: { id: 1, write_enabled: true }, permissions: [] };
-  const headers = (service) => ({ 'x-identity': signIdentity(secret, identity, 3600, service), 'x-forwarded-host': 'bench.local' });
-  const ports = { tenancy: await freePort(), extras: await freePort(), dcim: await freePort() };
-  const urls = Object.fromEntries(Object.entries(ports).map(([n, p]) => [n, `http://127.0.0.1:${p}`]));
-  const env = {
-    DATABASE_URL: pg.url,
-    AMQP_URL: rabbit.url,
-    INTERNAL_TOKEN_SECRET: secret,
-    SERVICE_URLS: Object.entries(urls).map(([n, u]) => `${n}=${u}`).join(','),
-    DATABASE_POOL_MAX: '10',
-    QUERY_COUNT_HEADER: 'true',
-  };
-  const children = [];
   const db = new Client({ connectionString: pg.url });
+  let children = [];
   try {
     // one process per service, as deployed
-    for (const name of Object.keys(ports)) {
-      children.push(await child(path.join(__dirname, 'servers.js'), { ...env, BENCH_PORTS: JSON.stringify({ [name]: ports[name] }) }, path.resolve(__dirname, '..')));
-    }
+    const services = await serviceProcesses(['tenancy', 'extras', 'dcim'], { databaseUrl: pg.url, amqpUrl: rabbit.url, env: { QUERY_COUNT_HEADER: 'true' } });
+    const { urls, headers } = services;
+    children = services.children;
     await db.connect();
     const t = (p) => `${urls.tenancy}${p}`;
     const d = (p) => `${urls.dcim}${p}`;
@@ -105,7 +89,7 @@ async function main() {
     const withoutTenancy = await timedGet(d('/api/dcim/sites/?limit=1000&offset=0'), headers('dcim'));
     const sameWithoutTenancy = JSON.stringify(withoutTenancy.body) === JSON.stringify(withTenancy);
     // tenancy back for the renames
-    children.unshift(await child(path.join(__dirname, 'servers.js'), { ...env, BENCH_PORTS: JSON.stringify({ tenancy: ports.tenancy }) }, path.resolve(__dirname, '..')));
+    children.unshift(await services.spawn('tenancy'));
 
     const lags = [];
     for (let i = 0; i < RENAMES; i++) {

@@ -12,12 +12,9 @@
  * Run: `npm run build && node bench/webhooks.js`; results in bench/results/webhooks.json.
  */
 const os = require('node:os');
-const path = require('node:path');
 const http = require('node:http');
-const { randomBytes } = require('node:crypto');
-const { startPostgres, startRabbitMQ, freePort } = require('@inventory/infra');
-const { signIdentity } = require('@inventory/auth');
-const { child, stopAll, json, writeReport, run } = require('./children');
+const { startPostgres, startRabbitMQ } = require('@inventory/infra');
+const { serviceProcesses, stopAll, json, writeReport, run } = require('./children');
 
 const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 const SECONDS = Number(process.env.BENCH_SECONDS || 10);
@@ -35,23 +32,11 @@ async function main() {
     });
   });
   await new Promise((r) => receiver.listen(0, '127.0.0.1', r));
-  const secret = randomBytes(24).toString('hex');
-  const identity = { user: { id: 1, username: 'bench', is_superuser: true, is_staff: true, is_active: true }, token: { id: 1, write_enabled: true }, permissions: [] };
-  const headers = (service) => ({ 'x-identity': signIdentity(secret, identity, 3600, service), 'x-forwarded-host': 'bench.local' });
-  const ports = { tenancy: await freePort(), extras: await freePort(), webhooks: await freePort() };
-  const urls = Object.fromEntries(Object.entries(ports).map(([n, p]) => [n, `http://127.0.0.1:${p}`]));
-  const env = {
-    DATABASE_URL: pg.url,
-    AMQP_URL: rabbit.url,
-    INTERNAL_TOKEN_SECRET: secret,
-    SERVICE_URLS: Object.entries(urls).map(([n, u]) => `${n}=${u}`).join(','),
-    DATABASE_POOL_MAX: '10',
-  };
-  const children = [];
+  let children = [];
   try {
-    for (const name of Object.keys(ports)) {
-      children.push(await child(path.join(__dirname, 'servers.js'), { ...env, BENCH_PORTS: JSON.stringify({ [name]: ports[name] }) }, path.resolve(__dirname, '..')));
-    }
+    const services = await serviceProcesses(['tenancy', 'extras', 'webhooks'], { databaseUrl: pg.url, amqpUrl: rabbit.url });
+    const { urls, headers } = services;
+    children = services.children;
     await json(`${urls.webhooks}/api/extras/webhooks/`, headers('webhooks'), 'POST', {
       name: 'Bench',
       content_types: ['tenancy.tenant'],
