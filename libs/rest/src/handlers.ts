@@ -182,7 +182,7 @@ export function modelHandlers(ctx: ServiceContext, model: ModelDef): ModelHandle
       const scope = requirePermission(ctx, model, identity, 'delete');
       parseId(req.params.id);
       if (req.body !== undefined) throw new ValidationError({ non_field_errors: ['A DELETE of one object takes no body.'] });
-      await checkRemoteProtected(ctx, model, await inScope(ctx, model, [parseId(req.params.id)], scope));
+      await checkRemoteProtected(ctx, model, () => inScope(ctx, model, [parseId(req.params.id)], scope));
       await runWrite(ctx, model, req, res, identity, async (wctx) => {
         const existing = await lockOne(req, wctx, scope);
         await capture(ctx, model, wctx, [existing]);
@@ -195,7 +195,7 @@ export function modelHandlers(ctx: ServiceContext, model: ModelDef): ModelHandle
       const identity = identityOf(res);
       const scope = requirePermission(ctx, model, identity, 'delete');
       const items = bulkItems(req.body);
-      await checkRemoteProtected(ctx, model, await inScope(ctx, model, items.map((i) => Number(i.id)), scope));
+      await checkRemoteProtected(ctx, model, () => inScope(ctx, model, items.map((i) => Number(i.id)), scope));
       await runWrite(ctx, model, req, res, identity, async (wctx) => {
         const rows = await wctx.tx.query(sql`SELECT * FROM ${table} t WHERE t.id = ANY(${items.map((i) => Number(i.id))}::bigint[]) AND ${scope} ORDER BY t.id FOR UPDATE`);
         await capture(ctx, model, wctx, rows);

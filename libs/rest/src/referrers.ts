@@ -66,15 +66,28 @@ async function protectedBy(ctx: ServiceContext, service: string): Promise<Set<st
 }
 
 /**
- * Refuses (409, NetBox's text) the delete of these objects while another
+ * Refuses (409, NetBox's text) the delete of the `targets` while another
  * service holds PROTECT references to them; 503 naming a service that could
- * not be asked. Runs before the delete's transaction opens.
+ * not be asked. Runs before the delete's transaction opens; the targets are
+ * read only when some service may protect the model.
  */
-export async function checkRemoteProtected(ctx: ServiceContext, model: ModelDef, ids: number[]): Promise<void> {
+export async function checkRemoteProtected(ctx: ServiceContext, model: ModelDef, targets: () => Promise<number[]>): Promise<void> {
+  // which services to ask, before reading what the delete would touch: most models nobody else protects
+  const asked = await Promise.all(
+    otherServices(ctx).map((service) =>
+      protectedBy(ctx, service).then(
+        (labels) => (labels.has(model.label) ? { service } : null),
+        (err: Error) => ({ service, unknown: err }),
+      ),
+    ),
+  );
+  const toAsk = asked.filter((a): a is { service: string; unknown?: Error } => a !== null);
+  if (!toAsk.length) return;
+  const ids = await targets();
   if (!ids.length) return;
   const answers = await Promise.all(
-    otherServices(ctx).map(async (service) => {
-      if (!(await protectedBy(ctx, service)).has(model.label)) return { objects: [] };
+    toAsk.map(async ({ service, unknown }) => {
+      if (unknown) throw unknown;
       try {
         return await ctx.refs.call<{ objects: string[] }>(service, 'POST', '/internal/dependents', { model: model.label, ids });
       } catch {
