@@ -1,16 +1,6 @@
 import { defineModel, f, modelOpenApi } from '@inventory/rest';
 import { envelopeSchema, jsonSchemaOf, messageName, serviceAsyncApi } from '../src/asyncapi';
-
-const group = defineModel({
-  label: 'demo.group',
-  endpoint: 'groups',
-  verboseName: 'group',
-  fields: { name: f.name(50, { unique: true }), parent: f.fk('demo.group', 'CASCADE', { nullable: true }) },
-  tree: true,
-  brief: ['name'],
-  display: (r) => String(r.name),
-  ordering: ['_tree'],
-});
+import { group } from './fixtures';
 
 const widget = defineModel({
   label: 'demo.widget',

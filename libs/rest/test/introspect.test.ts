@@ -1,17 +1,7 @@
 import pg from 'pg';
 import { createModelTables, defineModel, diffSchemas, f, objectName, schemaDrift, uniqueIndexName, uniqueViolation, type Migration, type ModelDef, type SchemaDescription } from '@inventory/rest';
 import { createTestDatabase } from '@inventory/testkit';
-
-const group = defineModel({
-  label: 'demo.group',
-  endpoint: 'groups',
-  verboseName: 'group',
-  fields: { name: f.name(50, { unique: true }), parent: f.fk('demo.group', 'CASCADE', { nullable: true }) },
-  tree: true,
-  brief: ['name'],
-  display: (r) => String(r.name),
-  ordering: ['_tree'],
-});
+import { group } from './fixtures';
 
 const widget = defineModel({
   label: 'demo.widget',
