@@ -1,8 +1,8 @@
 import type { Express } from 'express';
 import { ValidationError } from '@inventory/core';
-import { sql, raw, ident } from '@inventory/filtering';
+import { sql, raw } from '@inventory/filtering';
 import { serviceAsyncApi } from './asyncapi';
-import { fieldOf, TEXT_TYPES } from './fields';
+import { TEXT_TYPES } from './fields';
 import { filtersFor, keyResolver } from './filters';
 import type { ModelDef } from './model';
 import { rewriteCustomFieldData, type CustomFieldDataOp } from './customfield-data';
@@ -108,16 +108,6 @@ export function mountInternal(app: Express, ctx: ServiceContext): void {
     if (key === 'id' && values.some((v) => !/^\d+$/.test(v) || !Number.isSafeInteger(Number(v)))) throw new ValidationError({ values: ['Expected ids.'] });
     const found = await keyResolver(ctx, m.label, key, !!b.tree)(values);
     res.json({ ids: Object.fromEntries(found) });
-  });
-  app.post('/internal/counts', async (req, res) => {
-    const b = body(req);
-    const m = model(b.model);
-    const field = String(b.field);
-    if (fieldOf(m, field)?.type !== 'fk') throw new ValidationError({ field: ['Not a relation.'] });
-    const rows = await ctx.db.query(
-      sql`SELECT ${ident(`${field}_id`)} AS k, count(*) AS n FROM ${raw(ctx.db.table(m.table))} WHERE ${ident(`${field}_id`)} = ANY(${ids(b, 'ids')}::bigint[]) GROUP BY 1`,
-    );
-    res.json({ counts: Object.fromEntries(rows.map((r) => [String(r.k), Number(r.n)])) });
   });
   app.post('/internal/tags/counts', async (req, res) => {
     const rows = await ctx.db.query(
