@@ -17,7 +17,16 @@ export interface ConsumerTx {
  * rolled-back transaction, such as publishing; a crash in between leaves it
  * undone, so whoever needs it must be able to find it again).
  */
-export type EventHandler = (event: ChangeEvent, tx: ConsumerTx) => Promise<void | (() => Promise<void>)>;
+export type EventHandler = (event: ChangeEvent, tx: ConsumerTx) => Promise<void | AfterCommit>;
+
+/** Work to run after the consumer's commit and before the ack. */
+export type AfterCommit = () => Promise<void>;
+
+/**
+ * Applies several events, in delivery order, in one transaction (a consumer
+ * with `batchSize` > 1 gives its handler what has arrived, up to that many).
+ */
+export type BatchHandler = (events: ChangeEvent[], tx: ConsumerTx) => Promise<void | AfterCommit>;
 
 /** Events a consumer applied, by queue and event id: a redelivered event finds its record and is skipped. */
 export const PROCESSED_EVENT_TABLE = '_processed_event';
@@ -45,10 +54,20 @@ export interface ConsumerOptions {
   queue: string;
   /** Routing-key patterns on `inventory.events` (`#` for everything). */
   bindings: string[];
-  handler: EventHandler;
+  /** One event at a time; or `batchHandler`, for the events at hand together. */
+  handler?: EventHandler;
+  batchHandler?: BatchHandler;
   log: Log;
-  /** Unacknowledged messages the broker sends ahead (default 20). Messages are applied one at a time, in order. */
+  /** Unacknowledged messages the broker sends ahead (default 20, at least `batchSize`). Messages are applied in order. */
   prefetch?: number;
+  /**
+   * Most messages applied in one transaction (default 1): what arrived while
+   * the previous transaction ran, so a backlog costs one commit per batch
+   * while a lone event is applied at once. A batch that fails is applied
+   * again one message at a time, so one poison message holds up only itself.
+   * Only for handlers whose every effect is in the transaction.
+   */
+  batchSize?: number;
   /** Deliveries before the queue dead-letters a message (default 10). */
   deliveryLimit?: number;
   /** Processed-event records are deleted after this long (hours, default 168). */
@@ -94,7 +113,16 @@ export class EventConsumer {
   skipped = 0;
   failed = 0;
 
-  constructor(private readonly o: ConsumerOptions) {}
+  private readonly batchSize: number;
+  private readonly apply: BatchHandler;
+
+  constructor(private readonly o: ConsumerOptions) {
+    this.batchSize = Math.max(1, o.batchSize ?? 1);
+    const { handler, batchHandler } = o;
+    if (batchHandler) this.apply = batchHandler;
+    else if (handler) this.apply = (events, tx) => (events.length === 1 ? handler(events[0], tx) : applyEach(handler, events, tx));
+    else throw new Error('EventConsumer needs a handler or a batchHandler');
+  }
 
   start(): void {
     this.stopping = false;
@@ -147,13 +175,19 @@ export class EventConsumer {
       ch.on('error', (err: Error) => this.broken?.(err));
       ch.on('close', () => this.broken?.(new Error('broker channel closed')));
       await declareConsumerQueue(ch, { name: this.o.queue, bindings: this.o.bindings, deliveryLimit: this.o.deliveryLimit });
-      await ch.prefetch(this.o.prefetch ?? 20);
+      await ch.prefetch(Math.max(this.o.prefetch ?? 20, this.batchSize));
       const client = db;
+      const waiting: ConsumeMessage[] = [];
+      // one drain at a time, in delivery order: each takes what has arrived meanwhile
+      const drain = async (): Promise<void> => {
+        while (waiting.length) await this.handleBatch(client, ch, waiting.splice(0, this.batchSize));
+      };
       const { consumerTag } = await ch.consume(
         this.o.queue,
         (msg) => {
           if (!msg) return this.broken?.(new Error('consumer cancelled by the broker'));
-          chain = chain.then(() => this.handle(client, ch, msg));
+          waiting.push(msg);
+          if (waiting.length === 1) chain = chain.then(drain);
         },
         { noAck: false },
       );
@@ -170,51 +204,80 @@ export class EventConsumer {
     }
   }
 
-  private async handle(db: pg.Client, ch: Channel, msg: ConsumeMessage): Promise<void> {
-    if (this.stopping || !this.broken) return; // left unacked: the broker delivers it again
-    const event = parse(msg);
-    if (!event) {
-      this.o.log.warn({ queue: this.o.queue, messageId: msg.properties.messageId }, 'event consumer: not an event, dead-lettered');
-      this.settle(() => ch.nack(msg, false, false));
-      return;
+  /**
+   * Applies messages in one transaction: (queue, event id) claimed in
+   * `_processed_event` (a duplicate finds its record and is skipped), the
+   * handler, the commit, after-commit work, then the acks. A batch that
+   * fails is applied again one message at a time.
+   */
+  private async handleBatch(db: pg.Client, ch: Channel, msgs: ConsumeMessage[]): Promise<void> {
+    if (this.stopping || !this.broken) return; // left unacked: the broker delivers them again
+    const events: { msg: ConsumeMessage; event: ChangeEvent }[] = [];
+    for (const msg of msgs) {
+      const event = parse(msg);
+      if (event) events.push({ msg, event });
+      else {
+        this.o.log.warn({ queue: this.o.queue, messageId: msg.properties.messageId }, 'event consumer: not an event, dead-lettered');
+        this.settle(() => ch.nack(msg, false, false));
+      }
     }
-    const tx: ConsumerTx = {
-      query: async (statement) => {
-        const { text, values } = render(statement);
-        return (await db.query(text, values)).rows;
-      },
-    };
+    if (!events.length) return;
     try {
-      await db.query('BEGIN');
-      const claimed = await db.query(
-        `INSERT INTO ${quoteIdent(this.o.schema)}.${quoteIdent(PROCESSED_EVENT_TABLE)} (queue, event_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`,
-        [this.o.queue, event.id],
-      );
-      const afterCommit = claimed.rowCount === 1 ? await this.o.handler(event, tx) : undefined;
-      await db.query('COMMIT');
-      if (afterCommit) await afterCommit().catch((err: Error) => this.o.log.warn({ err: err.message, queue: this.o.queue, event: event.id }, 'event consumer: after-commit work failed'));
-      if (claimed.rowCount === 1) this.applied++;
-      else this.skipped++;
-      this.settle(() => ch.ack(msg));
+      await this.applyInTransaction(db, events.map((e) => e.event));
+      for (const { msg } of events) this.settle(() => ch.ack(msg));
     } catch (err) {
       this.failed++;
       const rolledBack = await db.query('ROLLBACK').then(
         () => true,
         () => false,
       );
-      this.o.log.warn({ err: (err as Error).message, queue: this.o.queue, event: event.id, model: event.model }, 'event consumer: handler failed, requeued');
+      const first = events[0].event;
+      this.o.log.warn(
+        { err: (err as Error).message, queue: this.o.queue, event: first.id, model: first.model, batch: events.length },
+        events.length > 1 ? 'event consumer: batch failed, applying one at a time' : 'event consumer: handler failed, requeued',
+      );
       if (!rolledBack) {
-        // the database connection is gone: reconnect (the unacked message comes again)
+        // the database connection is gone: reconnect (the unacked messages come again)
         this.broken?.(err as Error);
         return;
       }
+      if (events.length > 1) {
+        for (const { msg } of events) await this.handleBatch(db, ch, [msg]);
+        return;
+      }
       // a short pause, growing with the deliveries, so a failing message does not spin
+      const { msg } = events[0];
       const deliveries = Number(msg.properties.headers?.['x-delivery-count'] ?? 0);
       await new Promise((r) => setTimeout(r, Math.min(50 * 2 ** deliveries, 2000)));
       this.settle(() => ch.nack(msg, false, true));
       return;
     }
     await this.prune(db);
+  }
+
+  private async applyInTransaction(db: pg.Client, events: ChangeEvent[]): Promise<void> {
+    const tx: ConsumerTx = {
+      query: async (statement) => {
+        const { text, values } = render(statement);
+        return (await db.query(text, values)).rows;
+      },
+    };
+    await db.query('BEGIN');
+    const claimed = await db.query(
+      `INSERT INTO ${quoteIdent(this.o.schema)}.${quoteIdent(PROCESSED_EVENT_TABLE)} (queue, event_id)
+       SELECT $1, id FROM unnest($2::uuid[]) AS id ON CONFLICT DO NOTHING RETURNING event_id`,
+      [this.o.queue, events.map((e) => e.id)],
+    );
+    const fresh = new Set(claimed.rows.map((r: { event_id: string }) => r.event_id.toLowerCase()));
+    // in delivery order; an event twice in one batch is applied once
+    const todo = events.filter((e) => fresh.delete(e.id.toLowerCase()));
+    const afterCommit = todo.length ? await this.apply(todo, tx) : undefined;
+    await db.query('COMMIT');
+    if (afterCommit) {
+      await afterCommit().catch((err: Error) => this.o.log.warn({ err: err.message, queue: this.o.queue, event: events[0].id }, 'event consumer: after-commit work failed'));
+    }
+    this.applied += todo.length;
+    this.skipped += events.length - todo.length;
   }
 
   /** Acks or nacks; a closed channel throws, and the broker then redelivers anyway. */
@@ -249,4 +312,17 @@ export class EventConsumer {
       if (this.stopping) done();
     });
   }
+}
+
+/** A one-event handler over a batch, in order, in the batch's transaction; the after-commit work of each, in order. */
+async function applyEach(handler: EventHandler, events: ChangeEvent[], tx: ConsumerTx): Promise<AfterCommit | undefined> {
+  const after: AfterCommit[] = [];
+  for (const event of events) {
+    const work = await handler(event, tx);
+    if (work) after.push(work);
+  }
+  if (!after.length) return undefined;
+  return async () => {
+    for (const work of after) await work();
+  };
 }

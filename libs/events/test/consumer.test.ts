@@ -57,7 +57,12 @@ const record = (queue: string) => async (e: ChangeEvent, tx: ConsumerTx) => {
   await tx.query(sql`INSERT INTO cons.applied (queue, event_id, object_id) VALUES (${queue}, ${e.id}, ${e.object_id})`);
 };
 
-function consumer(queue: string, pattern: string, handler: (e: ChangeEvent, tx: ConsumerTx) => Promise<void>, extra: { deliveryLimit?: number } = {}) {
+function consumer(
+  queue: string,
+  pattern: string,
+  handler: (e: ChangeEvent, tx: ConsumerTx) => Promise<void>,
+  extra: { deliveryLimit?: number; batchSize?: number; prefetch?: number } = {},
+) {
   const c = new EventConsumer({ amqpUrl: broker.url, databaseUrl: db.url, schema: SCHEMA, queue, bindings: [pattern], handler, log: silent, prefetch: 5, ...extra });
   running.push(c);
   c.start();
@@ -167,4 +172,70 @@ test('when the consumer restarts, then it carries on with what was published whi
   consumer('test.restart', 'circuits.#', record('test.restart'));
   await until(async () => (await applied('test.restart')).length >= 3);
   expect((await applied('test.restart')).map((r) => r.event_id)).toEqual([before.id, ...later.map((e) => e.id)]);
+});
+
+describe('in batches', () => {
+  /** Stops a consumer's queue from being worked until `release` (so a backlog forms), by holding the first event's transaction. */
+  const gate = () => {
+    let open: () => void = () => undefined;
+    const opened = new Promise<void>((r) => (open = r));
+    return { opened, open };
+  };
+
+  test('when a backlog waits, then it is applied in a few transactions of up to batchSize, once each, in order', async () => {
+    const g = gate();
+    const sizes: number[] = [];
+    let entered = false;
+    const c = new EventConsumer({
+      amqpUrl: broker.url,
+      databaseUrl: db.url,
+      schema: SCHEMA,
+      queue: 'test.batch',
+      bindings: ['dcim.device.*'],
+      log: silent,
+      batchSize: 50,
+      batchHandler: async (events, tx) => {
+        entered = true;
+        if (!sizes.length) await g.opened; // the first batch holds the line while the rest arrive
+        sizes.push(events.length);
+        for (const e of events) await record('test.batch')(e, tx);
+      },
+    });
+    running.push(c);
+    c.start();
+    await declared('test.batch');
+    const first = sampleEvent('dcim.device', 0);
+    await publish([first]);
+    await until(() => entered);
+    const rest = Array.from({ length: 120 }, (_, i) => sampleEvent('dcim.device', i + 1));
+    await publish([...rest.slice(0, 60), rest[10], ...rest.slice(60)]); // one repeated inside the backlog
+    g.open();
+    await until(() => c.applied >= 121, 20_000);
+    expect((await applied('test.batch')).map((r) => r.event_id)).toEqual([first.id, ...rest.map((e) => e.id)]);
+    expect(c.skipped).toBe(1);
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(50);
+    expect(sizes.length).toBeLessThanOrEqual(10); // not one transaction per event
+  });
+
+  test('when one event of a batch fails, then the batch is applied one at a time: the others once, the failing one alone', async () => {
+    const poison = sampleEvent('dcim.rack', 99);
+    const c = consumer(
+      'test.batch-poison',
+      'dcim.rack.*',
+      async (e, tx) => {
+        await record('test.batch-poison')(e, tx);
+        if (e.id === poison.id) throw new Error('poison');
+      },
+      { batchSize: 20, deliveryLimit: 2 },
+    );
+    await declared('test.batch-poison');
+    const good = Array.from({ length: 30 }, (_, i) => sampleEvent('dcim.rack', i + 1));
+    await publish([...good.slice(0, 15), poison, ...good.slice(15)]);
+    await until(async () => (await applied('test.batch-poison')).length >= 30, 30_000);
+    const ch = await conn.createChannel();
+    await until(async () => (await ch.checkQueue('test.batch-poison.dead')).messageCount >= 1, 30_000);
+    await ch.close();
+    expect((await applied('test.batch-poison')).map((r) => r.event_id)).toEqual(good.map((e) => e.id));
+    expect(c.applied).toBe(30);
+  });
 });

@@ -374,6 +374,18 @@ export async function applyReferrerRule(
   return { updated: rows };
 }
 
+/**
+ * A log that its service writes itself (a read-only model: webhook
+ * deliveries) has no change records or events: its rows that point at
+ * deleted objects go (CASCADE), or lose the reference, with no event each.
+ */
+async function applyToLog(ctx: ServiceContext, log: ModelDef, name: string, onDelete: 'CASCADE' | 'SET_NULL', ids: number[], tx: Queryable): Promise<void> {
+  const column = ident(`${name}_id`);
+  const table = raw(ctx.db.table(log.table));
+  if (onDelete === 'CASCADE') await tx.query(sql`DELETE FROM ${table} WHERE ${column} = ANY(${ids}::bigint[])`);
+  else await tx.query(sql`UPDATE ${table} SET ${column} = NULL WHERE ${column} = ANY(${ids}::bigint[])`);
+}
+
 /** Deletes, through the engine, the objects of `model` that a generic relation attaches to deleted objects of `label` (contact assignments); the rows as they were. */
 export async function removeGenericReferrers(
   ctx: ServiceContext,
@@ -405,6 +417,10 @@ export async function remove(ctx: ServiceContext, model: ModelDef, ids: number[]
   for (const other of ctx.models.values()) {
     for (const [name, field] of Object.entries(other.fields)) {
       if (field.type !== 'fk' || field.to !== model.label || field.onDelete === 'PROTECT') continue;
+      if (other.readOnly) {
+        await applyToLog(ctx, other, name, field.onDelete, ids, wctx.tx);
+        continue;
+      }
       const touched = await applyReferrerRule(ctx, other, name, field.onDelete, ids, wctx, other === model ? ids : []);
       if (touched.deleted || touched.updated) noteTouched(wctx, other, touched);
     }

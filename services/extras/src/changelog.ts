@@ -115,6 +115,8 @@ export function changelog(ctx: ServiceContext, config: BaseConfig, retentionDays
         queue,
         bindings: CHANGELOG_QUEUE.bindings,
         handler: changelogHandler(ctx),
+        // a burst of writes is recorded a batch per transaction (every effect of the handler is in it)
+        batchSize: 100,
         log: ctx.log,
       })
     : null;
