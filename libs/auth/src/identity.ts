@@ -5,6 +5,13 @@ import { Cache, PermissionDenied } from '@inventory/core';
 /** Header that carries the internal identity token from the gateway (or a calling service). */
 export const IDENTITY_HEADER = 'x-identity';
 
+/**
+ * Header in which the gateway hands a service the signed-in session's CSRF
+ * token, for the forms of a page the service renders (/admin/...); the
+ * gateway checks what the forms send back.
+ */
+export const PAGE_CSRF_HEADER = 'x-page-csrf-token';
+
 export interface IdentityUser {
   id: number;
   username: string;

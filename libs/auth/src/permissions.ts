@@ -23,6 +23,12 @@ export function parseExemptList(value: string): string[] {
     .filter(Boolean);
 }
 
+/** Staff or superuser, and active: who may open the admin pages (/admin/...). */
+export function isStaff(identity: Identity): boolean {
+  const user = identity.user;
+  return !!user && user.is_active && (user.is_staff || user.is_superuser);
+}
+
 export function isExemptView(contentType: string, settings: PermissionSettings): boolean {
   const list = settings.exemptViewPermissions;
   if (list.includes(contentType)) return true;

@@ -47,11 +47,13 @@ export interface RestService {
 /** Paths that answer without an identity token. */
 const OPEN_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 /**
- * Paths a user identity may reach: the public API only. Everything else
- * (/internal/*, and whatever else is not under /api/) is for other services:
- * it needs an identity with the service claim. Case-insensitive, as routing is.
+ * Paths a user identity may reach: the public API, and the admin pages the
+ * gateway lets staff reach (/admin/...; the service checks staff again).
+ * Everything else (/internal/*, and whatever else is not under /api/ or
+ * /admin/) is for other services: it needs an identity with the service
+ * claim. Case-insensitive, as routing is.
  */
-const PUBLIC_PATH = /^\/api\//i;
+const PUBLIC_PATH = /^\/(api|admin)\//i;
 const SERVICE_ONLY = 'Internal endpoints accept only a service identity.';
 
 /** The change events that make cached tag and custom-field definitions stale. */

@@ -2,6 +2,7 @@ import express, { type Express, type NextFunction, type Request, type Response }
 import { NotFound, createLogger, errorHandler, listen, parseServiceUrls, type Logger, type RunningServer } from '@inventory/core';
 import { subscribeChanges, type ChangeEvent, type ChangeSubscription } from '@inventory/events';
 import { ServiceClient } from '@inventory/refs';
+import { mountAdminPages } from './admin-pages';
 import { authenticate } from './auth';
 import type { GatewayConfig } from './config';
 import { docsAssets, mountDocs } from './docs';
@@ -81,6 +82,7 @@ export function createGateway(config: GatewayConfig, opts: { log?: Logger } = {}
   app.use(docsAssets());
   app.use(trailingSlash());
   mountPages(app, { sessions, refs, minter, usersUrl: urls.users, publicUrl: config.PUBLIC_URL, log, onUsersWrite: () => drop({}) });
+  mountAdminPages(app, { sessions, verifier: tokens, proxies, urls, publicUrl: config.PUBLIC_URL });
   app.use((req, _res, next) => next(req.path.startsWith('/api/') ? undefined : new NotFound()));
   app.use(authenticate(tokens, config.LOGIN_REQUIRED, sessions));
 

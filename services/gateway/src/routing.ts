@@ -42,7 +42,7 @@ export function areaContributors(area: string): string[] {
  * `..` or `.` segments, also percent-encoded: nothing legitimate uses them, and
  * a server behind us that normalised them could be walked out of /api/ (to /internal/).
  */
-function hasDotSegments(pathname: string): boolean {
+export function hasDotSegments(pathname: string): boolean {
   let decoded: string;
   try {
     decoded = decodeURIComponent(pathname);

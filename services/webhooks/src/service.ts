@@ -1,5 +1,6 @@
 import { createRestService, type RestService } from '@inventory/rest';
 import type { BaseConfig } from '@inventory/core';
+import { mountAdminRoutes } from './admin/routes';
 import { Dispatcher } from './delivery/dispatcher';
 import { mountRetryRoutes } from './delivery/retry-routes';
 import { DEFAULT_RETRY_SCHEDULE } from './delivery/topology';
@@ -27,7 +28,10 @@ export function createService(config: BaseConfig & { WEBHOOK_RETRY_SCHEDULE?: st
     models,
     migrations,
     // before the model routes, so `retry` is not taken for a delivery id
-    routes: (app, ctx) => mountRetryRoutes(app, ctx, () => dispatcher),
+    routes: (app, ctx) => {
+      mountRetryRoutes(app, ctx, () => dispatcher);
+      mountAdminRoutes(app, ctx, { amqpUrl: config.AMQP_URL, scheduleMs: retrySchedule(config.WEBHOOK_RETRY_SCHEDULE ?? process.env.WEBHOOK_RETRY_SCHEDULE), dispatcher: () => dispatcher });
+    },
   });
   if (!config.AMQP_URL) return service;
   const running = new Dispatcher({

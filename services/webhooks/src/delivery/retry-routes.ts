@@ -8,19 +8,25 @@ import type { Dispatcher } from './dispatcher';
 const PATH = '/api/extras/webhook-deliveries/';
 
 /**
+ * Sends the deliveries `where` selects (over `webhook_delivery t`) once more,
+ * through the dispatcher; the number queued. 503 without a running dispatcher.
+ * The REST endpoints below and the admin page's buttons both retry this way.
+ */
+export async function retryDeliveries(ctx: ServiceContext, dispatcher: Dispatcher | null, where: Sql): Promise<number> {
+  if (!dispatcher) throw new ServiceUnavailable('Webhook deliveries are not sent: no broker is configured.');
+  const table = raw(ctx.db.table(webhookDelivery.table));
+  const rows = await ctx.db.query(sql`SELECT t.id FROM ${table} t WHERE ${where} ORDER BY t.id`);
+  return dispatcher.retry(rows.map((r) => Number(r.id)));
+}
+
+/**
  * Sending deliveries again: `POST …/{id}/retry/` one, `POST …/retry/` every
  * failed one (narrowed by `webhook_id`, `object_type`, `request_id` in the
  * query). Each gets one more attempt; one that fails again is `failed` again.
  * Needs the change permission on deliveries, within its constraints.
  */
 export function mountRetryRoutes(app: Express, ctx: ServiceContext, dispatcher: () => Dispatcher | null): void {
-  const table = raw(ctx.db.table(webhookDelivery.table));
-  const send = async (where: Sql): Promise<number> => {
-    const d = dispatcher();
-    if (!d) throw new ServiceUnavailable('Webhook deliveries are not sent: no broker is configured.');
-    const rows = await ctx.db.query(sql`SELECT t.id FROM ${table} t WHERE ${where} ORDER BY t.id`);
-    return d.retry(rows.map((r) => Number(r.id)));
-  };
+  const send = (where: Sql): Promise<number> => retryDeliveries(ctx, dispatcher(), where);
   app.post(`${PATH}retry/`, async (req, res) => {
     const scope = requirePermission(ctx, webhookDelivery, identityOf(res), 'change');
     const q = req.query as Record<string, unknown>;
