@@ -6,7 +6,10 @@ const FACTORIES = {
   users: () => require('@inventory/users').createService,
   tenancy: () => require('@inventory/tenancy').createService,
   extras: () => require('@inventory/extras').createService,
-  webhooks: () => require('@inventory/webhooks').createService,
+  webhooks: () => (base) => {
+    const w = require('@inventory/webhooks');
+    return w.createService(readConfig(w.webhooksConfig, { ...process.env, ...base }));
+  },
   dcim: () => require('@inventory/dcim').createService,
 };
 

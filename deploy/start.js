@@ -16,12 +16,12 @@ const { startPostgres, startRabbitMQ, freePort } = require('@inventory/infra');
 const { baseConfig, readConfig, createLogger } = require('@inventory/core');
 
 const SERVICES = {
-  // the users service reads its own variables too (the sign-in rate limits)
+  // the users and webhooks services read their own variables too (the sign-in rate limits, the dispatcher's settings)
   users: () => (base) => { const u = require('@inventory/users'); return u.createService(readConfig(u.usersConfig, { ...process.env, ...base })); },
   tenancy: () => require('@inventory/tenancy').createService,
   dcim: () => require('@inventory/dcim').createService,
   extras: () => require('@inventory/extras').createService,
-  webhooks: () => require('@inventory/webhooks').createService,
+  webhooks: () => (base) => { const w = require('@inventory/webhooks'); return w.createService(readConfig(w.webhooksConfig, { ...process.env, ...base })); },
 };
 
 const root = path.resolve(__dirname, '..');

@@ -181,7 +181,7 @@ describe('who may open the page', () => {
     expect(stats.status).toBe(200);
     const body = JSON.parse(stats.text);
     expect(body.queues.available).toBe(true);
-    expect(body.queues.queues.map((q: { queue: string }) => q.queue)).toEqual(['webhooks.events', 'webhooks.deliveries', 'webhooks.retry.200', 'webhooks.retry.400', 'webhooks.dead']);
+    expect(body.queues.queues.map((q: { queue: string }) => q.queue)).toEqual(['webhooks.events', 'webhooks.deliveries', 'webhooks.retry.200', 'webhooks.retry.400', 'webhooks.dead', 'webhooks.park']);
     for (const q of body.queues.queues) expect(q).toMatchObject({ messages: expect.any(Number), consumers: expect.any(Number) });
     expect(body.queues.queues.find((q: { queue: string }) => q.queue === 'webhooks.deliveries').consumers).toBeGreaterThan(0);
     expect(Object.keys(body.deliveries.statuses)).toEqual(['queued', 'succeeded', 'retrying', 'failed']);

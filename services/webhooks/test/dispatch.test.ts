@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import pg from 'pg';
 import type { AddressInfo } from 'node:net';
 import { bootStack, eventually, type Client, type Stack } from '@inventory/testkit';
 import { createService as extras } from '@inventory/extras';
@@ -39,7 +40,8 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
   base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
-  stack = await bootStack({ extras, tenancy, webhooks: (config) => webhooks({ ...config, WEBHOOK_RETRY_SCHEDULE: '0.2,0.4' }) });
+  // few senders (8, so 2 per webhook), to show that a slow receiver cannot take them all
+  stack = await bootStack({ extras, tenancy, webhooks: (config) => webhooks({ ...config, WEBHOOK_RETRY_SCHEDULE: '0.2,0.4', WEBHOOK_CONCURRENCY: 8 }) });
   ten = stack.client('tenancy');
   hooks = stack.client('webhooks');
 }, 120_000);
@@ -145,4 +147,64 @@ test('when one receiver is slow, then other webhooks\' deliveries do not wait fo
     slow.closeAllConnections();
     await new Promise((r) => slow.close(r));
   }
+});
+
+test('when a slow receiver has more deliveries than the process has senders, then another webhook\'s deliveries still go through at once', async () => {
+  const slow = createServer((_req, res) => setTimeout(() => res.end('late'), 4_000));
+  await new Promise<void>((r) => slow.listen(0, '127.0.0.1', r));
+  try {
+    const slowUrl = `http://127.0.0.1:${(slow.address() as AddressInfo).port}/slower`;
+    await hooks.post('/api/extras/webhooks/', { name: 'Slower', content_types: ['tenancy.tenant'], type_update: true, payload_url: slowUrl });
+    await hooks.post('/api/extras/webhooks/', { name: 'Quick', content_types: ['tenancy.tenant'], type_update: true, payload_url: `${base}/quick` });
+    const made = await ten.post('/api/tenancy/tenants/', Array.from({ length: 20 }, (_, i) => ({ name: `Busy ${i}`, slug: `busy-${i}` })));
+    expect(made.status).toBe(201);
+    // 20 updates: 20 deliveries for each webhook, the slow one's first in the queue
+    const started = Date.now();
+    const updated = await ten.patch('/api/tenancy/tenants/', made.body.map((t: { id: number }) => ({ id: t.id, description: 'busy' })));
+    expect(updated.status).toBe(200);
+    await eventually(() => to('/quick').length === 20, 15_000, 'the quick deliveries');
+    // 8 senders all held by 4 s answers would hold the quick ones for 4 s at least
+    expect(Date.now() - started).toBeLessThan(3_500);
+  } finally {
+    slow.closeAllConnections();
+    await new Promise((r) => slow.close(r));
+  }
+});
+
+test('when a webhook is deleted, then its deliveries go with it, with no change event of their own', async () => {
+  const hook = await hooks.post('/api/extras/webhooks/', { name: 'Short-lived', content_types: ['tenancy.tenant'], type_create: true, payload_url: `${base}/short` });
+  for (const slug of ['short-1', 'short-2']) await ten.post('/api/tenancy/tenants/', { name: slug, slug });
+  await eventually(() => to('/short').length === 2, 15_000, 'two deliveries');
+  expect((await hooks.delete(`/api/extras/webhooks/${hook.body.id}/`)).status).toBe(204);
+  expect((await hooks.get(`/api/extras/webhook-deliveries/?webhook_id=${hook.body.id}`)).body.count ?? 0).toBe(0);
+  const db = new pg.Client({ connectionString: stack.databaseUrl });
+  await db.connect();
+  try {
+    const { rows } = await db.query(`SELECT model, event FROM webhooks._outbox WHERE object_id = $1 AND event = 'deleted' OR model = 'extras.webhookdelivery'`, [hook.body.id]);
+    expect(rows).toEqual([{ model: 'extras.webhook', event: 'deleted' }]);
+  } finally {
+    await db.end();
+  }
+});
+
+test('when a finished delivery is older than the retention, then the service prunes it at start; recent and unfinished ones stay', async () => {
+  const hook = await hooks.post('/api/extras/webhooks/', { name: 'Kept', content_types: ['tenancy.contact'], type_create: true, payload_url: `${base}/kept` });
+  for (const name of ['Old', 'Recent', 'Pending']) await ten.post('/api/tenancy/contacts/', { name });
+  await eventually(() => to('/kept').length === 3, 15_000, 'three deliveries');
+  const ids = (await hooks.get(`/api/extras/webhook-deliveries/?webhook_id=${hook.body.id}&ordering=id`)).body.results.map((d: { id: number }) => d.id);
+  const db = new pg.Client({ connectionString: stack.databaseUrl });
+  await db.connect();
+  try {
+    await db.query(`UPDATE webhooks.webhook_delivery SET last_updated = now() - interval '31 days' WHERE id = ANY($1::bigint[])`, [[ids[0], ids[2]]]);
+    // the third one is still being retried (far in the future): old, but not finished
+    await db.query(`UPDATE webhooks.webhook_delivery SET status = 'retrying', next_attempt_at = now() + interval '1 day' WHERE id = $1`, [ids[2]]);
+  } finally {
+    await db.end();
+  }
+  await stack.stopService('webhooks');
+  await stack.startService('webhooks');
+  hooks = stack.client('webhooks');
+  await eventually(async () => (await hooks.get(`/api/extras/webhook-deliveries/?webhook_id=${hook.body.id}`)).body.count === 2, 10_000, 'pruned');
+  const left = (await hooks.get(`/api/extras/webhook-deliveries/?webhook_id=${hook.body.id}&ordering=id`)).body.results.map((d: { id: number }) => d.id);
+  expect(left).toEqual([ids[1], ids[2]]);
 });

@@ -1,6 +1,7 @@
 import { runSchemaHistory } from '@inventory/testkit';
 import { models } from '../src/models';
 import { migrations } from '../src/migrations';
+import { extraSchema } from '../src/migrations/extra-schema';
 
 /** The indexes a database of the first release has (its frozen 0001_initial). */
 const releasedIndexes = [
@@ -23,4 +24,4 @@ const releasedIndexes = [
   'webhook_pkey',
 ];
 
-runSchemaHistory({ schema: 'webhooks', models, migrations, releasedIndexes });
+runSchemaHistory({ schema: 'webhooks', models, migrations, releasedIndexes, extra: extraSchema });

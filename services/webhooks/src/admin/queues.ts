@@ -1,5 +1,5 @@
 import amqp, { type Channel, type ChannelModel } from 'amqplib';
-import { DEAD_QUEUE, EVENTS_QUEUE, WORK_QUEUE, retryQueue } from '../delivery/topology';
+import { DEAD_QUEUE, EVENTS_QUEUE, PARK_QUEUE, WORK_QUEUE, retryQueue } from '../delivery/topology';
 
 /** One of the dispatcher's queues as RabbitMQ reports it (null counts: the queue could not be checked). */
 export interface QueueDepth {
@@ -30,6 +30,7 @@ export function webhookQueues(scheduleMs: number[]): Array<Pick<QueueDepth, 'que
     { queue: WORK_QUEUE, role: 'attempts to send' },
     ...[...new Set(scheduleMs)].sort((a, b) => a - b).map((ms) => ({ queue: retryQueue(ms), role: `attempts waiting ${formatDelay(ms)} to retry` })),
     { queue: DEAD_QUEUE, role: 'last attempts failed, to record as failed' },
+    { queue: PARK_QUEUE, role: 'attempts set aside while their receiver is slow' },
   ];
 }
 

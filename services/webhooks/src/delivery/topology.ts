@@ -10,12 +10,18 @@ import { WEBHOOKS_QUEUE, declareConsumerQueue, type ConsumerQueue } from '@inven
  * - `webhooks.retry.<ms>`: one per step of the retry schedule, whose messages
  *   expire after the step and dead-letter back to the deliveries queue;
  * - `webhooks.dead`: deliveries whose last attempt failed, worked by the
- *   dispatcher into the delivery log as `failed` (a retry sends them again).
+ *   dispatcher into the delivery log as `failed` (a retry sends them again);
+ * - `webhooks.park`: attempts set aside for a few seconds because their
+ *   webhook's receiver is slow and already holds its share of the senders
+ *   (not an attempt: they come back to the deliveries queue unchanged).
  */
 export const EVENTS_QUEUE: ConsumerQueue = WEBHOOKS_QUEUE;
 export const WORK_EXCHANGE = 'webhooks.work';
 export const WORK_QUEUE = 'webhooks.deliveries';
 export const DEAD_QUEUE = 'webhooks.dead';
+export const PARK_QUEUE = 'webhooks.park';
+/** How long a parked attempt waits before it is taken again. */
+export const PARK_MS = 5000;
 const DELIVER_KEY = 'deliver';
 const DEAD_KEY = 'dead';
 
@@ -24,10 +30,11 @@ export const DEFAULT_RETRY_SCHEDULE = [10, 60, 300, 1800, 7200];
 
 export const retryQueue = (delayMs: number): string => `webhooks.retry.${delayMs}`;
 
-/** What a delivery message carries: the delivery and which attempt this is (1-based). */
+/** What a delivery message carries: the delivery, which attempt this is (1-based), and its webhook (for the senders' fairness). */
 export interface DeliveryMessage {
   delivery: number;
   attempt: number;
+  webhook?: number;
 }
 
 export async function declareDeliveryTopology(ch: Channel, scheduleMs: number[]): Promise<void> {
@@ -37,6 +44,10 @@ export async function declareDeliveryTopology(ch: Channel, scheduleMs: number[])
   await ch.bindQueue(WORK_QUEUE, WORK_EXCHANGE, DELIVER_KEY);
   await ch.assertQueue(DEAD_QUEUE, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
   await ch.bindQueue(DEAD_QUEUE, WORK_EXCHANGE, DEAD_KEY);
+  await ch.assertQueue(PARK_QUEUE, {
+    durable: true,
+    arguments: { 'x-message-ttl': PARK_MS, 'x-dead-letter-exchange': WORK_EXCHANGE, 'x-dead-letter-routing-key': DELIVER_KEY },
+  });
   for (const ms of new Set(scheduleMs)) {
     // expired messages go back to the work queue: the wait costs nothing while it lasts
     await ch.assertQueue(retryQueue(ms), {
@@ -49,29 +60,48 @@ export async function declareDeliveryTopology(ch: Channel, scheduleMs: number[])
 const content = (m: DeliveryMessage) => Buffer.from(JSON.stringify(m));
 const persistent = { persistent: true, contentType: 'application/json' };
 
+/** Resolves once the broker confirmed the message (rejects when it refused it or the channel closed). */
+const confirmed = (send: (done: (err: unknown) => void) => void): Promise<void> =>
+  new Promise((resolve, reject) => {
+    try {
+      send((err) => (err ? reject(err instanceof Error ? err : new Error('the broker refused the message')) : resolve()));
+    } catch (err) {
+      reject(err as Error);
+    }
+  });
+
 /** Queues an attempt now. */
-export function publishAttempt(ch: ConfirmChannel, m: DeliveryMessage): void {
-  ch.publish(WORK_EXCHANGE, DELIVER_KEY, content(m), persistent);
+export function publishAttempt(ch: ConfirmChannel, m: DeliveryMessage): Promise<void> {
+  return confirmed((done) => ch.publish(WORK_EXCHANGE, DELIVER_KEY, content(m), persistent, done));
 }
 
-/** Queues the next attempt after the schedule's step (or a receiver's Retry-After, when longer, up to the longest step). */
-export function publishRetry(ch: ConfirmChannel, m: DeliveryMessage, scheduleMs: number[], retryAfterMs?: number): number {
+/** The delay before attempt `m.attempt + 1`: the schedule's step, or a receiver's longer Retry-After (up to the longest step). */
+export function retryDelay(m: DeliveryMessage, scheduleMs: number[], retryAfterMs?: number): number {
   const step = scheduleMs[Math.min(m.attempt - 1, scheduleMs.length - 1)];
   const wanted = Math.max(step, retryAfterMs ?? 0);
-  const delay = [...new Set(scheduleMs)].sort((a, b) => a - b).find((ms) => ms >= wanted) ?? Math.max(...scheduleMs);
-  ch.sendToQueue(retryQueue(delay), content({ delivery: m.delivery, attempt: m.attempt + 1 }), persistent);
-  return delay;
+  return [...new Set(scheduleMs)].sort((a, b) => a - b).find((ms) => ms >= wanted) ?? Math.max(...scheduleMs);
+}
+
+/** Queues the next attempt after `delayMs` (a step of the schedule: one retry queue each). */
+export function publishRetry(ch: ConfirmChannel, m: DeliveryMessage, delayMs: number): Promise<void> {
+  return confirmed((done) => ch.sendToQueue(retryQueue(delayMs), content({ ...m, attempt: m.attempt + 1 }), persistent, done));
 }
 
 /** After the last attempt: to the dead-letter queue. */
-export function publishDead(ch: ConfirmChannel, m: DeliveryMessage): void {
-  ch.publish(WORK_EXCHANGE, DEAD_KEY, content(m), persistent);
+export function publishDead(ch: ConfirmChannel, m: DeliveryMessage): Promise<void> {
+  return confirmed((done) => ch.publish(WORK_EXCHANGE, DEAD_KEY, content(m), persistent, done));
+}
+
+/** Sets the same attempt aside for PARK_MS. */
+export function publishParked(ch: ConfirmChannel, m: DeliveryMessage): Promise<void> {
+  return confirmed((done) => ch.sendToQueue(PARK_QUEUE, content(m), persistent, done));
 }
 
 export function parseDeliveryMessage(body: Buffer): DeliveryMessage | null {
   try {
     const m = JSON.parse(body.toString('utf8')) as DeliveryMessage;
-    return Number.isSafeInteger(m.delivery) && Number.isSafeInteger(m.attempt) && m.attempt >= 1 ? m : null;
+    if (!Number.isSafeInteger(m.delivery) || !Number.isSafeInteger(m.attempt) || m.attempt < 1) return null;
+    return { delivery: m.delivery, attempt: m.attempt, ...(Number.isSafeInteger(m.webhook) ? { webhook: m.webhook } : {}) };
   } catch {
     return null;
   }

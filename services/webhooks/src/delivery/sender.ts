@@ -1,0 +1,98 @@
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import * as https from 'node:https';
+import got from 'got';
+import type { WebhookContext } from '../dispatch/context';
+import { defaultBody, renderHeaders, renderTemplate } from '../dispatch/render';
+import { SIGNATURE_HEADER, signBody } from '../dispatch/signature';
+
+/** What an attempt reads of its delivery and webhook. */
+export interface DeliveryRow {
+  id: number;
+  event_id: string;
+  status: string;
+  attempt_count: number;
+  context: WebhookContext;
+  payload_url: string;
+  http_method: string;
+  http_content_type: string;
+  additional_headers: string;
+  body_template: string;
+  secret: string | null;
+  ssl_verification: boolean;
+  ca_file_path: string | null;
+}
+
+/** One attempt as the delivery log shows it. */
+export interface AttemptRecord {
+  time: string;
+  status_code: number | null;
+  duration_ms: number;
+  error: string | null;
+  response: string | null;
+}
+
+export interface Outcome {
+  ok: boolean;
+  /** The receiver's Retry-After, when it gave one (seconds or an HTTP date). */
+  retryAfterMs?: number;
+  record: AttemptRecord;
+}
+
+const RESPONSE_EXCERPT = 500;
+
+// connections to a receiver are kept open between deliveries (TLS options are part of the pool's key)
+const agent = { http: new http.Agent({ keepAlive: true, maxSockets: 256 }), https: new https.Agent({ keepAlive: true, maxSockets: 256 }) };
+
+/**
+ * Sends one attempt: URL, headers and body rendered from the stored context,
+ * the body signed as sent, `X-Delivery-Id` the same on every attempt of a
+ * delivery (a receiver drops a repeat by it). Never throws: a template or
+ * network error is an attempt that failed, with its message.
+ */
+export async function sendAttempt(d: DeliveryRow, attempt: number, timeoutMs: number): Promise<Outcome> {
+  const started = Date.now();
+  const time = new Date(started).toISOString();
+  try {
+    const url = await renderTemplate(d.payload_url, d.context);
+    const headers: Record<string, string> = {
+      'Content-Type': d.http_content_type || 'application/json',
+      'X-Delivery-Id': deliveryId(d),
+      'X-Delivery-Timestamp': String(Math.floor(started / 1000)),
+      'X-Delivery-Attempt': String(attempt),
+      ...(await renderHeaders(d.additional_headers ?? '', d.context)),
+    };
+    const body = d.body_template ? await renderTemplate(d.body_template, d.context) : defaultBody(d.context);
+    if (d.secret) headers[SIGNATURE_HEADER] = signBody(d.secret, body);
+    const res = await got(url, {
+      method: (d.http_method || 'POST') as 'POST',
+      headers,
+      body: d.http_method === 'GET' ? undefined : body,
+      timeout: { request: timeoutMs },
+      retry: 0,
+      throwHttpErrors: false,
+      followRedirect: false,
+      agent,
+      https: { rejectUnauthorized: d.ssl_verification !== false, ...(d.ca_file_path ? { certificateAuthority: await fs.promises.readFile(d.ca_file_path) } : {}) },
+    });
+    return {
+      ok: res.statusCode >= 200 && res.statusCode < 300,
+      retryAfterMs: retryAfter(res.headers['retry-after']),
+      record: { time, status_code: res.statusCode, duration_ms: Date.now() - started, error: null, response: String(res.body ?? '').slice(0, RESPONSE_EXCERPT) },
+    };
+  } catch (err) {
+    return { ok: false, record: { time, status_code: null, duration_ms: Date.now() - started, error: (err as Error).message, response: null } };
+  }
+}
+
+/** The delivery's id for receivers: the event and the delivery, stable across attempts and replicas. */
+export const deliveryId = (d: Pick<DeliveryRow, 'event_id' | 'id'>): string => `${d.event_id}:${d.id}`;
+
+/** Retry-After in seconds or as an HTTP date (RFC 9110 §10.2.3). */
+export function retryAfter(value: string | string[] | undefined, now = Date.now()): number | undefined {
+  const text = Array.isArray(value) ? value[0] : value;
+  if (!text) return undefined;
+  if (/^\d+$/.test(text.trim())) return Number(text) * 1000 || undefined;
+  const at = Date.parse(text);
+  return Number.isFinite(at) && at > now ? at - now : undefined;
+}
