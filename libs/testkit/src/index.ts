@@ -8,3 +8,5 @@ export * from './schema-history';
 export * from './eventually';
 export * from './outbox';
 export * from './cross-service-check';
+export * from './receiver';
+export * from './service-process';
