@@ -38,7 +38,7 @@ interface Recording {
 const MATCH_BATCH = 200;
 const MAX_BACKOFF_MS = 10_000;
 /** An attempt running longer than this marks its receiver slow (its next attempts are parked while it lasts). */
-const SLOW_MS = 500;
+const SLOW_MS = 1000;
 
 /**
  * Matches change events against the webhooks and sends the deliveries:
@@ -56,6 +56,8 @@ export class Dispatcher {
   /** Deliveries with an attempt under way here (a duplicate message for one is dropped). */
   private readonly sending = new Set<number>();
   private readonly inFlight = new Set<Promise<void>>();
+  /** Messages to publish once the broker is back. */
+  private unpublished: ((ch: ConfirmChannel) => Promise<void>)[] = [];
   private ch: ConfirmChannel | null = null;
   private stopping = false;
   private loop: Promise<void> | null = null;
@@ -105,7 +107,7 @@ export class Dispatcher {
       return recs.map((r) => done.has(r.id));
     });
     const concurrency = o.concurrency ?? 64;
-    this.slots = new WebhookSlots(Math.max(1, Math.floor(concurrency / 4)), SLOW_MS);
+    this.slots = new WebhookSlots(Math.max(1, Math.floor(concurrency / 2)), SLOW_MS);
   }
 
   /** Starts matching and sending; resolves once connected to the broker (or after its first failure: it keeps trying). */
@@ -143,11 +145,26 @@ export class Dispatcher {
     return rows.length;
   }
 
-  /** Publishes attempts now (without a channel, or when it fails, the sweep queues them later). */
+  /** Publishes attempts now, or as soon as the broker is back. */
   private async queue(messages: DeliveryMessage[]): Promise<void> {
+    await Promise.all(messages.map((m) => this.publish((ch) => publishAttempt(ch, m))));
+  }
+
+  /**
+   * Publishes now or, without a channel (or when it fails), keeps the work
+   * for the next connection: a broker outage delays a message, it does not
+   * drop it (a crash meanwhile leaves it to the sweep).
+   */
+  private async publish(work: (ch: ConfirmChannel) => Promise<void>): Promise<void> {
     const ch = this.ch;
-    if (!ch) return;
-    await Promise.all(messages.map((m) => publishAttempt(ch, m)));
+    if (ch) {
+      try {
+        return await work(ch);
+      } catch {
+        /* the channel failed under it: kept below */
+      }
+    }
+    this.unpublished.push(work);
   }
 
   /** Connects, consumes, and reconnects with backoff until stopped. */
@@ -184,6 +201,7 @@ export class Dispatcher {
       await ch.consume(DEAD_QUEUE, (m) => m && this.track(this.dead(ch, m)), { noAck: false });
       this.ch = ch;
       connected();
+      for (const work of this.unpublished.splice(0)) await this.publish(work);
       const err = await failure;
       if (!this.stopping) throw err;
     } finally {
@@ -238,7 +256,7 @@ export class Dispatcher {
         status: outcome.ok ? 'succeeded' : 'retrying',
         nextAt: delay ? new Date(Date.now() + delay) : null,
       });
-      if (recorded && !outcome.ok) await (last ? publishDead(ch, m) : publishRetry(ch, m, delay));
+      if (recorded && !outcome.ok) await this.publish((c) => (last ? publishDead(c, m) : publishRetry(c, m, delay)));
       this.settle(() => ch.ack(msg));
     } catch (err) {
       // the database or the channel failed: the message comes again (an attempt sent and not recorded is sent again, same delivery id)

@@ -21,7 +21,7 @@ export const WORK_QUEUE = 'webhooks.deliveries';
 export const DEAD_QUEUE = 'webhooks.dead';
 export const PARK_QUEUE = 'webhooks.park';
 /** How long a parked attempt waits before it is taken again. */
-export const PARK_MS = 5000;
+export const PARK_MS = 2000;
 const DELIVER_KEY = 'deliver';
 const DEAD_KEY = 'dead';
 
@@ -60,13 +60,22 @@ export async function declareDeliveryTopology(ch: Channel, scheduleMs: number[])
 const content = (m: DeliveryMessage) => Buffer.from(JSON.stringify(m));
 const persistent = { persistent: true, contentType: 'application/json' };
 
-/** Resolves once the broker confirmed the message (rejects when it refused it or the channel closed). */
+/** A broker that takes a message but never confirms it (a half-dead connection) is given up on after this. */
+const CONFIRM_TIMEOUT_MS = 30_000;
+
+/** Resolves once the broker confirmed the message (rejects when it refused it, the channel closed, or no confirm came). */
 const confirmed = (send: (done: (err: unknown) => void) => void): Promise<void> =>
   new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('the broker did not confirm the message')), CONFIRM_TIMEOUT_MS);
+    const done = (err: unknown) => {
+      clearTimeout(timer);
+      if (err) reject(err instanceof Error ? err : new Error('the broker refused the message'));
+      else resolve();
+    };
     try {
-      send((err) => (err ? reject(err instanceof Error ? err : new Error('the broker refused the message')) : resolve()));
+      send(done);
     } catch (err) {
-      reject(err as Error);
+      done(err ?? new Error('the channel is closed'));
     }
   });
 
