@@ -1,4 +1,5 @@
-import amqp, { type ChannelModel, type ConsumeMessage } from 'amqplib';
+import { type ChannelModel, type ConsumeMessage } from 'amqplib';
+import { connectBroker } from './connection';
 import type { ChangeEvent } from './envelope';
 import { EVENTS_EXCHANGE } from './envelope';
 import { declareEventsExchange } from './topology';
@@ -65,7 +66,7 @@ export function subscribeChanges(o: ChangeSubscriptionOptions): ChangeSubscripti
   async function serve(): Promise<void> {
     const failure = new Promise<Error>((resolve) => (broken = resolve));
     try {
-      conn = await amqp.connect(o.amqpUrl);
+      conn = await connectBroker(o.amqpUrl);
       conn.on('error', (err: Error) => broken?.(err));
       conn.on('close', () => broken?.(new Error('broker connection closed')));
       const ch = await conn.createChannel();

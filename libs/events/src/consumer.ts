@@ -1,4 +1,5 @@
-import amqp, { type Channel, type ChannelModel, type ConsumeMessage } from 'amqplib';
+import { type Channel, type ChannelModel, type ConsumeMessage } from 'amqplib';
+import { connectBroker } from './connection';
 import pg from 'pg';
 import { type Sql, render, quoteIdent } from '@inventory/filtering';
 import type { ChangeEvent } from './envelope';
@@ -168,7 +169,7 @@ export class EventConsumer {
       db.on('error', (err) => this.broken?.(err));
       db.on('end', () => this.broken?.(new Error('database connection closed')));
       await db.connect();
-      conn = await amqp.connect(this.o.amqpUrl);
+      conn = await connectBroker(this.o.amqpUrl);
       conn.on('error', (err: Error) => this.broken?.(err));
       conn.on('close', () => this.broken?.(new Error('broker connection closed')));
       const ch = await conn.createChannel();

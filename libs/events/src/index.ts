@@ -5,3 +5,4 @@ export * from './relay';
 export * from './health';
 export * from './consumer';
 export * from './broadcast';
+export * from './connection';

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import amqp, { type ChannelModel, type ConfirmChannel } from 'amqplib';
+import { type ChannelModel, type ConfirmChannel } from 'amqplib';
+import { connectBroker } from './connection';
 import pg from 'pg';
 import { quoteIdent } from '@inventory/filtering';
 import { EVENTS_EXCHANGE, routingKey, type ChangeEvent } from './envelope';
@@ -101,7 +102,7 @@ export class OutboxRelay {
     if (this.stopping) return;
     db.on('notification', () => this.nudge());
     await db.query(`LISTEN ${quoteIdent(outboxChannel(this.o.schema))}`);
-    const conn = await amqp.connect(this.o.amqpUrl);
+    const conn = await connectBroker(this.o.amqpUrl);
     this.broker = conn;
     let broken: Error | null = null;
     conn.on('error', (err: Error) => ((broken = err), this.nudge()));

@@ -1,4 +1,5 @@
-import amqp, { type Channel, type ChannelModel } from 'amqplib';
+import { type Channel, type ChannelModel } from 'amqplib';
+import { connectBroker } from '@inventory/events';
 import { DEAD_QUEUE, EVENTS_QUEUE, PARK_QUEUE, WORK_QUEUE, retryQueue } from '../delivery/topology';
 
 /** One of the dispatcher's queues as RabbitMQ reports it (null counts: the queue could not be checked). */
@@ -52,7 +53,7 @@ export async function queueDepths(amqpUrl: string | undefined, queues: Array<Pic
   if (!amqpUrl) return { available: false, detail: 'No broker is configured (AMQP_URL).', queues: unknown('no broker') };
   let conn: ChannelModel | null = null;
   let timer: NodeJS.Timeout | undefined;
-  const connecting = amqp.connect(amqpUrl, { timeout: BROKER_DEADLINE_MS });
+  const connecting = connectBroker(amqpUrl, { timeout: BROKER_DEADLINE_MS });
   try {
     const deadline = new Promise<never>((_resolve, reject) => {
       timer = setTimeout(() => reject(new Error(`RabbitMQ did not answer within ${BROKER_DEADLINE_MS / 1000} s`)), BROKER_DEADLINE_MS);

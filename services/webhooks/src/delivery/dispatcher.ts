@@ -1,6 +1,6 @@
-import amqp, { type ChannelModel, type ConfirmChannel, type ConsumeMessage } from 'amqplib';
+import { type ChannelModel, type ConfirmChannel, type ConsumeMessage } from 'amqplib';
 import { ServiceUnavailable } from '@inventory/core';
-import { EventConsumer } from '@inventory/events';
+import { EventConsumer, connectBroker } from '@inventory/events';
 import { sql, raw } from '@inventory/filtering';
 import type { ServiceContext } from '@inventory/rest';
 import { Batcher } from './batcher';
@@ -189,7 +189,7 @@ export class Dispatcher {
     let conn: ChannelModel | null = null;
     const failure = new Promise<Error>((resolve) => (this.broken = resolve));
     try {
-      conn = await amqp.connect(this.o.amqpUrl);
+      conn = await connectBroker(this.o.amqpUrl);
       conn.on('error', (err: Error) => this.broken?.(err));
       conn.on('close', () => this.broken?.(new Error('broker connection closed')));
       const ch = await conn.createConfirmChannel();
