@@ -19,6 +19,37 @@ const http = require('node:http');
 const { startPostgres, startRabbitMQ } = require('@inventory/infra');
 const { serviceProcesses, stopAll, json, writeReport, run } = require('./children');
 
+/** CPU time (ms) used so far by each process: pid -> [program, ms] (the named pids apart). */
+function cpuByProcess(named) {
+  const fs = require('node:fs');
+  const tick = 1000 / 100; // USER_HZ
+  const out = new Map();
+  for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const program = named[pid] ?? (comm.startsWith('postgres') ? 'postgres' : comm === 'beam.smp' ? 'rabbitmq' : comm === 'node' ? 'other node (tenancy, extras)' : comm.startsWith('kworker') ? 'kernel workers' : comm);
+      out.set(pid, [program, (Number(f[11]) + Number(f[12])) * tick]);
+    } catch {
+      /* gone meanwhile */
+    }
+  }
+  return out;
+}
+
+/** CPU µs per delivery by program, between two readings (a process that ended meanwhile is not counted). */
+function cpuPerDelivery(before, after, deliveries) {
+  const sums = {};
+  for (const [pid, [program, ms]] of after) sums[program] = (sums[program] ?? 0) + ms - (before.get(pid)?.[1] ?? 0);
+  return Object.fromEntries(
+    Object.entries(sums)
+      .map(([k, ms]) => [k, Number(((ms / Math.max(1, deliveries)) * 1000).toFixed(0))])
+      .filter(([, us]) => us >= 5)
+      .sort((a, b) => b[1] - a[1]),
+  );
+}
+
 const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 const SECONDS = Number(process.env.BENCH_SECONDS || 10);
 
@@ -103,13 +134,17 @@ async function main() {
     }
     await new Promise((r) => setTimeout(r, 3000)); // the relay publishes them
     const started = process.hrtime.bigint();
-    children.push(await services.spawn('webhooks'));
+    const webhooksProcess = await services.spawn('webhooks');
+    children.push(webhooksProcess);
     const ready = process.hrtime.bigint();
+    const named = { [webhooksProcess.pid]: 'dispatcher', [process.pid]: 'receiver (bench)' };
+    const cpuBefore = cpuByProcess(named);
     const end = Date.now() + 120_000;
     while (backlog.some((id) => !arrived.has(id)) && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
     const times = backlog.map((id) => arrived.get(id)).filter(Boolean).sort((a, b) => (a < b ? -1 : 1));
     const seconds = times.length ? Number(times[times.length - 1] - ready) / 1e9 : NaN;
     const firstToLast = times.length > 1 ? Number(times[times.length - 1] - times[0]) / 1e9 : NaN;
+    const cpuUs = cpuPerDelivery(cpuBefore, cpuByProcess(named), times.length);
 
     writeReport('webhooks', {
       date: new Date().toISOString(),
@@ -123,6 +158,7 @@ async function main() {
         seconds_from_ready_to_last: Number(seconds.toFixed(2)),
         deliveries_per_s: Number((times.length / seconds).toFixed(0)),
         seconds_first_to_last: Number(firstToLast.toFixed(2)),
+        cpu_us_per_delivery: cpuUs,
       },
       receiver: { requests, distinct_delivery_ids: deliveryIds.size },
       goals: 'p99 < 100 ms at 500 writes/s; >= 2,000 deliveries/s',

@@ -225,7 +225,8 @@ export class EventConsumer {
     if (!events.length) return;
     try {
       await this.applyInTransaction(db, events.map((e) => e.event));
-      for (const { msg } of events) this.settle(() => ch.ack(msg));
+      // one ack for the batch: every earlier message is settled already (batches run one at a time, in order)
+      this.settle(() => ch.ack(events[events.length - 1].msg, true));
     } catch (err) {
       this.failed++;
       const rolledBack = await db.query('ROLLBACK').then(

@@ -29,6 +29,25 @@ describe('Batcher', () => {
     expect(batches).toEqual([[1, 2], [3, 4], [5]]);
   });
 
+  test('when calls come while a batch runs, then they wait for it and go together in the next', async () => {
+    const batches: number[][] = [];
+    let finish: () => void = () => undefined;
+    const b = new Batcher(async (xs: number[]) => {
+      batches.push(xs);
+      if (batches.length === 1) await new Promise<void>((r) => (finish = r));
+      return xs;
+    });
+    const first = b.call(1);
+    await tick();
+    const later = [b.call(2), b.call(3)];
+    await tick();
+    await tick();
+    expect(batches).toEqual([[1]]);
+    finish();
+    expect(await Promise.all([first, ...later])).toEqual([1, 2, 3]);
+    expect(batches).toEqual([[1], [2, 3]]);
+  });
+
   test('when the batch fails, then every call of it fails with that error', async () => {
     const b = new Batcher<number, number>(async () => {
       throw new Error('down');
