@@ -4,7 +4,7 @@ import { Batcher } from '../src/delivery/batcher';
 import { matchEvents, type MatchedHook } from '../src/delivery/matcher';
 import { retryAfter } from '../src/delivery/sender';
 import { WebhookSlots } from '../src/delivery/slots';
-import { parseDeliveryMessage, retryDelay } from '../src/delivery/topology';
+import { MAX_PER_MESSAGE, deliveryMessages, parseDeliveryMessage, retryDelay } from '../src/delivery/topology';
 import { dispatchSettings, retrySchedule, webhooksConfig } from '../src/config';
 
 /** The dispatcher's pure parts: batching, fairness, matching, retry timing, settings. */
@@ -59,7 +59,7 @@ describe('Batcher', () => {
 
 describe('WebhookSlots', () => {
   test('when a webhook has its share in flight, then the next waits for a release, and other webhooks do not wait', async () => {
-    const slots = new WebhookSlots(2, 10_000);
+    const slots = new WebhookSlots(2, 100, 10_000);
     const a = await slots.take(1);
     const b = await slots.take(1);
     expect(a && b).toBeTruthy();
@@ -76,7 +76,7 @@ describe('WebhookSlots', () => {
   });
 
   test('when an attempt of a webhook runs past slowMs, then what waits for it, and what comes next, is handed back to be parked', async () => {
-    const slots = new WebhookSlots(1, 40);
+    const slots = new WebhookSlots(1, 100, 40);
     const running = await slots.take(7);
     const waiting = slots.take(7);
     const started = Date.now();
@@ -89,7 +89,7 @@ describe('WebhookSlots', () => {
   });
 
   test('when a webhook is busy but quick, then what waits is not parked', async () => {
-    const slots = new WebhookSlots(1, 40);
+    const slots = new WebhookSlots(1, 100, 40);
     const first = await slots.take(3);
     const waiting = slots.take(3);
     await new Promise((r) => setTimeout(r, 20));
@@ -98,8 +98,27 @@ describe('WebhookSlots', () => {
     slots.close();
   });
 
+  test('when every sender is busy, then waiting attempts start a webhook at a time in turn, not in arrival order', async () => {
+    const slots = new WebhookSlots(10, 2, 60_000);
+    const a1 = await slots.take(1);
+    const a2 = await slots.take(1);
+    const order: string[] = [];
+    const wait = (webhook: number, name: string) => void slots.take(webhook).then((r) => (order.push(name), r));
+    wait(1, 'a3');
+    wait(1, 'a4');
+    wait(2, 'b1');
+    await tick();
+    expect(order).toEqual([]); // two in flight: the total
+    a1?.();
+    await tick();
+    a2?.();
+    await tick();
+    expect(order).toEqual(['a3', 'b1']);
+    slots.close();
+  });
+
   test('when the slots close, then whatever waits is handed back', async () => {
-    const slots = new WebhookSlots(1, 60_000);
+    const slots = new WebhookSlots(1, 100, 60_000);
     await slots.take(1);
     const waiting = slots.take(1);
     slots.close();
@@ -166,15 +185,15 @@ describe('retry timing', () => {
   const schedule = [1000, 5000, 60_000];
 
   test('when an attempt fails, then the next waits the step of the schedule for that attempt', () => {
-    expect(retryDelay({ delivery: 1, attempt: 1 }, schedule)).toBe(1000);
-    expect(retryDelay({ delivery: 1, attempt: 2 }, schedule)).toBe(5000);
-    expect(retryDelay({ delivery: 1, attempt: 9 }, schedule)).toBe(60_000);
+    expect(retryDelay(1, schedule)).toBe(1000);
+    expect(retryDelay(2, schedule)).toBe(5000);
+    expect(retryDelay(9, schedule)).toBe(60_000);
   });
 
   test('when the receiver asks for a longer Retry-After, then the shortest step at least that long is taken, up to the longest', () => {
-    expect(retryDelay({ delivery: 1, attempt: 1 }, schedule, 3000)).toBe(5000);
-    expect(retryDelay({ delivery: 1, attempt: 1 }, schedule, 3_600_000)).toBe(60_000);
-    expect(retryDelay({ delivery: 1, attempt: 2 }, schedule, 100)).toBe(5000);
+    expect(retryDelay(1, schedule, 3000)).toBe(5000);
+    expect(retryDelay(1, schedule, 3_600_000)).toBe(60_000);
+    expect(retryDelay(2, schedule, 100)).toBe(5000);
   });
 
   test('when Retry-After is seconds or an HTTP date, then it is read as milliseconds from now; anything else is ignored', () => {
@@ -186,12 +205,29 @@ describe('retry timing', () => {
     expect(retryAfter(undefined, now)).toBeUndefined();
   });
 
-  test('when a delivery message is read, then only a well-formed one is taken', () => {
-    expect(parseDeliveryMessage(Buffer.from('{"delivery":3,"attempt":2,"webhook":9}'))).toEqual({ delivery: 3, attempt: 2, webhook: 9 });
-    expect(parseDeliveryMessage(Buffer.from('{"delivery":3,"attempt":1}'))).toEqual({ delivery: 3, attempt: 1 });
-    expect(parseDeliveryMessage(Buffer.from('{"delivery":3,"attempt":0}'))).toBeNull();
-    expect(parseDeliveryMessage(Buffer.from('{"delivery":"3","attempt":1}'))).toBeNull();
+  test('when a delivery message is read, then only a well-formed one is taken (one delivery as `delivery` too)', () => {
+    expect(parseDeliveryMessage(Buffer.from('{"deliveries":[3,4],"attempt":2,"webhook":9}'))).toEqual({ deliveries: [3, 4], attempt: 2, webhook: 9 });
+    expect(parseDeliveryMessage(Buffer.from('{"delivery":3,"attempt":1}'))).toEqual({ deliveries: [3], attempt: 1 });
+    expect(parseDeliveryMessage(Buffer.from('{"deliveries":[3],"attempt":0}'))).toBeNull();
+    expect(parseDeliveryMessage(Buffer.from('{"deliveries":["3"],"attempt":1}'))).toBeNull();
+    expect(parseDeliveryMessage(Buffer.from('{"deliveries":[],"attempt":1}'))).toBeNull();
     expect(parseDeliveryMessage(Buffer.from('nope'))).toBeNull();
+  });
+
+  test('when attempts are queued, then a message carries one webhook\'s deliveries for one attempt, at most MAX_PER_MESSAGE', () => {
+    const due = [
+      ...Array.from({ length: MAX_PER_MESSAGE + 2 }, (_, i) => ({ delivery: i + 1, attempt: 1, webhook: 7 })),
+      { delivery: 100, attempt: 1, webhook: 8 },
+      { delivery: 101, attempt: 3, webhook: 7 },
+    ];
+    const messages = deliveryMessages(due);
+    expect(messages.map((m) => [m.webhook, m.attempt, m.deliveries.length])).toEqual([
+      [7, 1, MAX_PER_MESSAGE],
+      [7, 1, 2],
+      [8, 1, 1],
+      [7, 3, 1],
+    ]);
+    expect(messages.flatMap((m) => m.deliveries).sort((a, b) => a - b)).toEqual(due.map((d) => d.delivery).sort((a, b) => a - b));
   });
 });
 

@@ -1,15 +1,14 @@
 import { type ChannelModel, type ConfirmChannel, type ConsumeMessage } from 'amqplib';
 import { ServiceUnavailable } from '@inventory/core';
 import { EventConsumer, connectBroker } from '@inventory/events';
-import { sql, raw } from '@inventory/filtering';
 import type { ServiceContext } from '@inventory/rest';
-import { Batcher } from './batcher';
 import { enabledHooks, matchEvents, recordDeliveries } from './matcher';
-import { sendAttempt, type AttemptRecord, type DeliveryRow } from './sender';
+import { sendAttempt } from './sender';
 import { WebhookSlots } from './slots';
+import { DeliveryStore } from './store';
 import {
-  DEAD_QUEUE, EVENTS_QUEUE, WORK_QUEUE, declareDeliveryTopology, parseDeliveryMessage, publishAttempt, publishDead, publishParked, publishRetry,
-  retryDelay, type DeliveryMessage,
+  DEAD_QUEUE, EVENTS_QUEUE, PARK_QUEUE, WORK_QUEUE, declareDeliveryTopology, deliveryMessages, parseDeliveryMessage, publishAttempt, publishDead, publishParked,
+  publishRetry, retryDelay, type DeliveryMessage, type DueAttempt,
 } from './topology';
 
 export interface DispatcherOptions {
@@ -26,19 +25,13 @@ export interface DispatcherOptions {
   sweepGraceMs?: number;
 }
 
-/** The outcome of an attempt, to record. */
-interface Recording {
-  id: number;
-  attempt: number;
-  record: AttemptRecord;
-  status: 'succeeded' | 'retrying';
-  nextAt: Date | null;
-}
-
 const MATCH_BATCH = 200;
 const MAX_BACKOFF_MS = 10_000;
 /** An attempt running longer than this marks its receiver slow (its next attempts are parked while it lasts). */
 const SLOW_MS = 1000;
+/** How late a delivery may be before the sweep queues it again, while no attempt waits in the broker. */
+const QUIET_GRACE_MS = 15_000;
+const SWEEP_EVERY_MS = 10_000;
 
 /**
  * Matches change events against the webhooks and sends the deliveries:
@@ -50,8 +43,7 @@ const SLOW_MS = 1000;
  */
 export class Dispatcher {
   private readonly matcher: EventConsumer;
-  private readonly load: Batcher<number, DeliveryRow | undefined>;
-  private readonly record: Batcher<Recording, boolean>;
+  private readonly store: DeliveryStore;
   private readonly slots: WebhookSlots;
   /** Deliveries with an attempt under way here (a duplicate message for one is dropped). */
   private readonly sending = new Set<number>();
@@ -67,8 +59,6 @@ export class Dispatcher {
   sent = 0;
 
   constructor(private readonly o: DispatcherOptions) {
-    const deliveries = raw(o.ctx.db.table('webhook_delivery'));
-    const hooks = raw(o.ctx.db.table('webhook'));
     this.matcher = new EventConsumer({
       amqpUrl: o.amqpUrl,
       databaseUrl: o.databaseUrl,
@@ -84,30 +74,9 @@ export class Dispatcher {
         return made.length ? () => this.queue(made.map((d) => ({ delivery: d.id, attempt: 1, webhook: d.webhookId }))) : undefined;
       },
     });
-    this.load = new Batcher(async (ids) => {
-      const rows = await o.ctx.db.query(sql`
-        SELECT d.id, d.status, d.attempt_count, d.context, d.event_id, w.payload_url, w.http_method, w.http_content_type, w.additional_headers,
-               w.body_template, w.secret, w.ssl_verification, w.ca_file_path
-          FROM ${deliveries} d JOIN ${hooks} w ON w.id = d.webhook_id WHERE d.id = ANY(${ids}::bigint[])`);
-      const byId = new Map(rows.map((r) => [Number(r.id), { ...r, id: Number(r.id), attempt_count: Number(r.attempt_count) } as unknown as DeliveryRow]));
-      return ids.map((id) => byId.get(id));
-    });
-    this.record = new Batcher(async (recs) => {
-      const col = <T>(fn: (r: Recording) => T) => recs.map(fn);
-      // only if it is still the next attempt: a repeated message never records twice
-      const rows = await o.ctx.db.query(sql`
-        UPDATE ${deliveries} d
-           SET attempt_count = u.attempt, attempts = d.attempts || jsonb_build_array(u.record::jsonb), status = u.status,
-               next_attempt_at = u.next_at, last_updated = now(), _version = d._version + 1
-          FROM unnest(${col((r) => r.id)}::bigint[], ${col((r) => r.attempt)}::int[], ${col((r) => JSON.stringify(r.record))}::text[],
-                      ${col((r) => r.status)}::varchar[], ${col((r) => r.nextAt?.toISOString() ?? null)}::timestamptz[])
-               AS u(id, attempt, record, status, next_at)
-         WHERE d.id = u.id AND d.attempt_count = u.attempt - 1 RETURNING d.id`);
-      const done = new Set(rows.map((r) => Number(r.id)));
-      return recs.map((r) => done.has(r.id));
-    });
+    this.store = new DeliveryStore(o.ctx.db);
     const concurrency = o.concurrency ?? 64;
-    this.slots = new WebhookSlots(Math.max(1, Math.floor(concurrency / 2)), SLOW_MS);
+    this.slots = new WebhookSlots(Math.max(1, Math.floor(concurrency / 2)), concurrency, SLOW_MS);
   }
 
   /** Starts matching and sending; resolves once connected to the broker (or after its first failure: it keeps trying). */
@@ -120,7 +89,7 @@ export class Dispatcher {
     this.matcher.start();
     const sweep = () => void this.sweep().catch((err: Error) => this.o.ctx.log.warn({ err: err.message }, 'webhook sweep failed'));
     sweep();
-    this.sweeper = setInterval(sweep, 30_000);
+    this.sweeper = setInterval(sweep, SWEEP_EVERY_MS);
   }
 
   async stop(): Promise<void> {
@@ -137,17 +106,14 @@ export class Dispatcher {
   async retry(ids: number[]): Promise<number> {
     if (!ids.length) return 0;
     if (!this.ch) throw new ServiceUnavailable('Webhook deliveries cannot be queued: the broker is not reachable.');
-    const db = this.o.ctx.db;
-    const rows = await db.query(sql`
-      UPDATE ${raw(db.table('webhook_delivery'))} SET status = 'retrying', next_attempt_at = now(), last_updated = now()
-       WHERE id = ANY(${ids}::bigint[]) AND status <> 'succeeded' RETURNING id, attempt_count, webhook_id`);
-    await this.queue(rows.map((r) => ({ delivery: Number(r.id), attempt: Number(r.attempt_count) + 1, webhook: Number(r.webhook_id) })));
-    return rows.length;
+    const due = await this.store.retry(ids);
+    await this.queue(due);
+    return due.length;
   }
 
-  /** Publishes attempts now, or as soon as the broker is back. */
-  private async queue(messages: DeliveryMessage[]): Promise<void> {
-    await Promise.all(messages.map((m) => this.publish((ch) => publishAttempt(ch, m))));
+  /** Publishes attempts now (those of a webhook together), or as soon as the broker is back. */
+  private async queue(due: DueAttempt[]): Promise<void> {
+    await Promise.all(deliveryMessages(due).map((m) => this.publish((ch) => publishAttempt(ch, m))));
   }
 
   /**
@@ -197,7 +163,7 @@ export class Dispatcher {
       ch.on('close', () => this.broken?.(new Error('broker channel closed')));
       await declareDeliveryTopology(ch, this.o.scheduleMs);
       await ch.prefetch(this.o.concurrency ?? 64);
-      await ch.consume(WORK_QUEUE, (m) => m && this.track(this.attempt(ch, m)), { noAck: false });
+      await ch.consume(WORK_QUEUE, (m) => m && this.track(this.work(ch, m)), { noAck: false });
       await ch.consume(DEAD_QUEUE, (m) => m && this.track(this.dead(ch, m)), { noAck: false });
       this.ch = ch;
       connected();
@@ -226,45 +192,60 @@ export class Dispatcher {
     }
   }
 
-  /** One attempt of one delivery; the message is acked once its outcome (and any next attempt) is queued. */
-  private async attempt(ch: ConfirmChannel, msg: ConsumeMessage): Promise<void> {
+  /**
+   * A message's attempts, each in its webhook's share of the senders; the
+   * message is acked once every outcome (and any next attempt) is queued.
+   * Attempts set aside (their receiver is slow, or their outcome could not be
+   * recorded) go to the park queue as one message, to come back in a while.
+   */
+  private async work(ch: ConfirmChannel, msg: ConsumeMessage): Promise<void> {
     const m = parseDeliveryMessage(msg.content);
-    if (!m || this.sending.has(m.delivery)) return this.settle(() => ch.ack(msg)); // not a delivery, or one under way here
-    const release = await this.slots.take(m.webhook ?? 0);
-    if (!release) {
-      // its receiver is slow and has its share of the senders: set aside, not attempted
-      await publishParked(ch, m).then(
-        () => this.settle(() => ch.ack(msg)),
-        () => this.settle(() => ch.nack(msg)),
-      );
-      return;
+    if (!m) return this.settle(() => ch.ack(msg));
+    const done = await Promise.all(m.deliveries.map((id) => this.attempt(id, m)));
+    const later = m.deliveries.filter((_, i) => !done[i]);
+    if (later.length) {
+      try {
+        await publishParked(ch, { ...m, deliveries: later });
+      } catch {
+        return this.settle(() => ch.nack(msg)); // all again: what was recorded meanwhile is not sent twice
+      }
     }
-    this.sending.add(m.delivery);
+    this.settle(() => ch.ack(msg));
+  }
+
+  /** One attempt of one delivery: false when it is set aside, to come again. */
+  private async attempt(id: number, m: DeliveryMessage): Promise<boolean> {
+    if (this.sending.has(id)) return true; // a repeat of an attempt under way here
+    const release = await this.slots.take(m.webhook ?? 0);
+    if (!release) return false; // its receiver is slow and has its share of the senders
+    this.sending.add(id);
     try {
-      const d = await this.load.call(m.delivery);
+      const d = await this.store.load(id);
       // deleted with its webhook, done, or this attempt was recorded (a repeated message)
-      if (!d || d.status === 'succeeded' || d.attempt_count !== m.attempt - 1) return this.settle(() => ch.ack(msg));
+      if (!d || d.status === 'succeeded' || d.attempt_count !== m.attempt - 1) return true;
       const outcome = await sendAttempt(d, m.attempt, this.o.timeoutMs ?? 10_000);
       this.sent++;
       const last = m.attempt > this.o.scheduleMs.length;
-      const delay = outcome.ok || last ? 0 : retryDelay(m, this.o.scheduleMs, outcome.retryAfterMs);
-      const recorded = await this.record.call({
-        id: m.delivery,
+      const delay = outcome.ok || last ? 0 : retryDelay(m.attempt, this.o.scheduleMs, outcome.retryAfterMs);
+      const recorded = await this.store.record({
+        id,
         attempt: m.attempt,
         record: outcome.record,
         // after the last attempt: `failed` once the dead-letter queue is worked
         status: outcome.ok ? 'succeeded' : 'retrying',
         nextAt: delay ? new Date(Date.now() + delay) : null,
       });
-      if (recorded && !outcome.ok) await this.publish((c) => (last ? publishDead(c, m) : publishRetry(c, m, delay)));
-      this.settle(() => ch.ack(msg));
+      if (recorded && !outcome.ok) {
+        const one = { deliveries: [id], attempt: m.attempt, webhook: m.webhook };
+        await this.publish((c) => (last ? publishDead(c, one) : publishRetry(c, one, delay)));
+      }
+      return true;
     } catch (err) {
-      // the database or the channel failed: the message comes again (an attempt sent and not recorded is sent again, same delivery id)
-      this.o.ctx.log.warn({ err: (err as Error).message, delivery: m.delivery }, 'webhook attempt not recorded, requeued');
-      await new Promise((r) => setTimeout(r, 500));
-      this.settle(() => ch.nack(msg));
+      // the database failed: set aside (an attempt sent and not recorded is sent again, with the same delivery id)
+      this.o.ctx.log.warn({ err: (err as Error).message, delivery: id }, 'webhook attempt not recorded, set aside');
+      return false;
     } finally {
-      this.sending.delete(m.delivery);
+      this.sending.delete(id);
       release();
     }
   }
@@ -272,34 +253,23 @@ export class Dispatcher {
   /** After the last attempt: the delivery is `failed` in the log (a retry sends it again). */
   private async dead(ch: ConfirmChannel, msg: ConsumeMessage): Promise<void> {
     const m = parseDeliveryMessage(msg.content);
-    if (m) {
-      const db = this.o.ctx.db;
-      await db.query(sql`
-        UPDATE ${raw(db.table('webhook_delivery'))} SET status = 'failed', next_attempt_at = NULL, last_updated = now()
-         WHERE id = ${m.delivery} AND status = 'retrying' AND attempt_count = ${m.attempt}`);
-    }
+    for (const id of m?.deliveries ?? []) await this.store.markFailed(id, m?.attempt ?? 0);
     this.settle(() => ch.ack(msg));
   }
 
   /**
    * Deliveries whose next message was lost (the dispatcher stopped between a
-   * commit and a publish, or the broker dropped the channel): overdue ones
-   * are queued again, and a last failed attempt whose dead letter never came
-   * is `failed`. A repeat of a message that did arrive records nothing.
+   * commit and a publish, or the broker dropped the channel) are queued
+   * again; a repeat of a message that did arrive records nothing. Overdue
+   * means 15 s late while the broker holds no attempt waiting to be taken,
+   * and two minutes late otherwise (a backlog is worked off, not repeated).
    */
   private async sweep(): Promise<void> {
-    const db = this.o.ctx.db;
-    const t = raw(db.table('webhook_delivery'));
-    const grace = `${Math.round((this.o.sweepGraceMs ?? 120_000) / 1000)} seconds`;
-    await db.query(sql`
-      UPDATE ${t} SET status = 'failed', last_updated = now()
-       WHERE status = 'retrying' AND next_attempt_at IS NULL AND last_updated < now() - ${grace}::interval`);
-    if (!this.ch) return;
-    const rows = await db.query(sql`
-      UPDATE ${t} d SET next_attempt_at = now() FROM (
-        SELECT id FROM ${t} WHERE status IN ('queued', 'retrying') AND next_attempt_at < now() - ${grace}::interval
-         ORDER BY next_attempt_at LIMIT 1000 FOR UPDATE SKIP LOCKED) due
-       WHERE d.id = due.id RETURNING d.id, d.attempt_count, d.webhook_id`);
-    await this.queue(rows.map((r) => ({ delivery: Number(r.id), attempt: Number(r.attempt_count) + 1, webhook: Number(r.webhook_id) })));
+    const ch = this.ch;
+    if (!ch) return;
+    const [work, parked] = await Promise.all([ch.checkQueue(WORK_QUEUE), ch.checkQueue(PARK_QUEUE)]);
+    const idle = work.messageCount + parked.messageCount === 0;
+    const due = await this.store.overdue(idle ? QUIET_GRACE_MS : (this.o.sweepGraceMs ?? 120_000));
+    if (due.length) await this.queue(due);
   }
 }

@@ -30,11 +30,44 @@ export const DEFAULT_RETRY_SCHEDULE = [10, 60, 300, 1800, 7200];
 
 export const retryQueue = (delayMs: number): string => `webhooks.retry.${delayMs}`;
 
-/** What a delivery message carries: the delivery, which attempt this is (1-based), and its webhook (for the senders' fairness). */
+/**
+ * What a delivery message carries: deliveries of one webhook (for the
+ * senders' fairness) due for the same attempt (1-based). The first attempts
+ * of one batch of events travel together, up to MAX_PER_MESSAGE; a retry
+ * carries one delivery.
+ */
 export interface DeliveryMessage {
-  delivery: number;
+  deliveries: number[];
   attempt: number;
   webhook?: number;
+}
+
+/** A delivery due for an attempt, to put in a message. */
+export interface DueAttempt {
+  delivery: number;
+  attempt: number;
+  webhook: number;
+}
+
+export const MAX_PER_MESSAGE = 16;
+
+/** The messages for these attempts: grouped by webhook and attempt, at most MAX_PER_MESSAGE each, in order. */
+export function deliveryMessages(due: DueAttempt[]): DeliveryMessage[] {
+  const groups = new Map<string, DeliveryMessage[]>();
+  const out: DeliveryMessage[] = [];
+  for (const d of due) {
+    const key = `${d.webhook}:${d.attempt}`;
+    const list = groups.get(key) ?? [];
+    let m = list[list.length - 1];
+    if (!m || m.deliveries.length >= MAX_PER_MESSAGE) {
+      m = { deliveries: [], attempt: d.attempt, webhook: d.webhook };
+      list.push(m);
+      out.push(m);
+      groups.set(key, list);
+    }
+    m.deliveries.push(d.delivery);
+  }
+  return out;
 }
 
 export async function declareDeliveryTopology(ch: Channel, scheduleMs: number[]): Promise<void> {
@@ -84,14 +117,14 @@ export function publishAttempt(ch: ConfirmChannel, m: DeliveryMessage): Promise<
   return confirmed((done) => ch.publish(WORK_EXCHANGE, DELIVER_KEY, content(m), persistent, done));
 }
 
-/** The delay before attempt `m.attempt + 1`: the schedule's step, or a receiver's longer Retry-After (up to the longest step). */
-export function retryDelay(m: DeliveryMessage, scheduleMs: number[], retryAfterMs?: number): number {
-  const step = scheduleMs[Math.min(m.attempt - 1, scheduleMs.length - 1)];
+/** The delay before the attempt after `attempt`: the schedule's step, or a receiver's longer Retry-After (up to the longest step). */
+export function retryDelay(attempt: number, scheduleMs: number[], retryAfterMs?: number): number {
+  const step = scheduleMs[Math.min(attempt - 1, scheduleMs.length - 1)];
   const wanted = Math.max(step, retryAfterMs ?? 0);
   return [...new Set(scheduleMs)].sort((a, b) => a - b).find((ms) => ms >= wanted) ?? Math.max(...scheduleMs);
 }
 
-/** Queues the next attempt after `delayMs` (a step of the schedule: one retry queue each). */
+/** Queues the next attempt of `m` after `delayMs` (a step of the schedule: one retry queue each). */
 export function publishRetry(ch: ConfirmChannel, m: DeliveryMessage, delayMs: number): Promise<void> {
   return confirmed((done) => ch.sendToQueue(retryQueue(delayMs), content({ ...m, attempt: m.attempt + 1 }), persistent, done));
 }
@@ -108,9 +141,11 @@ export function publishParked(ch: ConfirmChannel, m: DeliveryMessage): Promise<v
 
 export function parseDeliveryMessage(body: Buffer): DeliveryMessage | null {
   try {
-    const m = JSON.parse(body.toString('utf8')) as DeliveryMessage;
-    if (!Number.isSafeInteger(m.delivery) || !Number.isSafeInteger(m.attempt) || m.attempt < 1) return null;
-    return { delivery: m.delivery, attempt: m.attempt, ...(Number.isSafeInteger(m.webhook) ? { webhook: m.webhook } : {}) };
+    const m = JSON.parse(body.toString('utf8')) as Partial<DeliveryMessage> & { delivery?: unknown };
+    // one delivery as `delivery`: the first release's messages
+    const deliveries = Array.isArray(m.deliveries) ? m.deliveries : [m.delivery];
+    if (!deliveries.length || !deliveries.every((d) => Number.isSafeInteger(d)) || !Number.isSafeInteger(m.attempt) || (m.attempt as number) < 1) return null;
+    return { deliveries: deliveries as number[], attempt: m.attempt as number, ...(Number.isSafeInteger(m.webhook) ? { webhook: m.webhook } : {}) };
   } catch {
     return null;
   }
