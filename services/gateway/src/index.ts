@@ -1,5 +1,6 @@
 export { createGateway, authFilter, AUTH_EVENTS, type Gateway } from './gateway';
 export { gatewayConfig, type GatewayConfig } from './config';
+export { stackGateway } from './stack-gateway';
 export { parseAuthorization, TokenVerifier, type Credentials, type VerifiedToken } from './tokens';
 export { routeFor, SERVICE_AREAS, ROOT_AREAS } from './routing';
 export { API_VERSION, NETBOX_VERSION } from './status';

@@ -6,19 +6,19 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { bootStack, eventually, type Stack } from '@inventory/testkit';
-import { stackGateway } from './stack-gateway';
 import { createService as users } from '@inventory/users';
 import { createService as tenancy } from '@inventory/tenancy';
 import { createService as extras } from '@inventory/extras';
 import {
   CSRF_FAILED,
   CsrfTokens,
-  SessionCodec,
   expiresFromForm,
   maskedKey,
   parseCookies,
   safeNext,
+  SessionCodec,
   sessionSecret,
+  stackGateway,
 } from '@inventory/gateway';
 
 /**

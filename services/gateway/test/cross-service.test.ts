@@ -3,7 +3,7 @@ import { createService as users } from '@inventory/users';
 import { createService as tenancy } from '@inventory/tenancy';
 import { createService as extras } from '@inventory/extras';
 import { createService as dcim } from '@inventory/dcim';
-import { stackGateway } from './stack-gateway';
+import { stackGateway } from '@inventory/gateway';
 
 /**
  * Sites (dcim) and the tenants they name (tenancy), through the gateway, as

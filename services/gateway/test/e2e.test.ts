@@ -4,7 +4,7 @@ import { bootStack, Client, mintIdentity, superuser, type Stack } from '@invento
 import { createService as users } from '@inventory/users';
 import { createService as tenancy } from '@inventory/tenancy';
 import { createService as extras } from '@inventory/extras';
-import { stackGateway } from './stack-gateway';
+import { stackGateway } from '@inventory/gateway';
 
 /**
  * End to end: a client talks only to the gateway, with real tokens issued by

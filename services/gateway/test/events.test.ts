@@ -2,8 +2,7 @@ import { bootStack, eventually, startBroker, Client, type Stack } from '@invento
 import { createService as users } from '@inventory/users';
 import { createService as tenancy } from '@inventory/tenancy';
 import { createService as extras } from '@inventory/extras';
-import { authFilter } from '@inventory/gateway';
-import { stackGateway } from './stack-gateway';
+import { authFilter, stackGateway } from '@inventory/gateway';
 
 /**
  * Change events as a client of the gateway sees them: caches dropped by

@@ -5,9 +5,8 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { readConfig, type BaseConfig } from '@inventory/core';
 import { bootStack, eventually, type Client, type Stack } from '@inventory/testkit';
-import { createGateway, gatewayConfig } from '@inventory/gateway';
+import { stackGateway } from '@inventory/gateway';
 import { createService as users } from '@inventory/users';
 import { createService as tenancy } from '@inventory/tenancy';
 import { createService as extras } from '@inventory/extras';
@@ -35,17 +34,7 @@ let receiverStatus = 500;
 const received: string[] = [];
 const keys: Record<string, string> = {};
 
-const gateway = (cfg: BaseConfig) =>
-  createGateway(
-    readConfig(gatewayConfig, {
-      INTERNAL_TOKEN_SECRET: cfg.INTERNAL_TOKEN_SECRET,
-      SERVICE_URLS: cfg.SERVICE_URLS,
-      PORT: String(cfg.PORT),
-      LOG_LEVEL: 'silent',
-      TOKEN_CACHE_SECONDS: '30',
-      ...(cfg.AMQP_URL ? { AMQP_URL: cfg.AMQP_URL } : {}),
-    }),
-  );
+const gateway = stackGateway({ TOKEN_CACHE_SECONDS: '30' });
 
 beforeAll(async () => {
   receiver = createServer((req, res) => {

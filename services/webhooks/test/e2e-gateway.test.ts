@@ -1,12 +1,11 @@
 import { createHmac } from 'node:crypto';
-import { readConfig, type BaseConfig } from '@inventory/core';
 import { freePort } from '@inventory/infra';
 import { bootStack, Client, eventually, startReceiver, type Received, type Stack, type TestReceiver } from '@inventory/testkit';
 import { createService as users } from '@inventory/users';
 import { createService as extras } from '@inventory/extras';
 import { createService as tenancy } from '@inventory/tenancy';
 import { createService as dcim } from '@inventory/dcim';
-import { createGateway, gatewayConfig } from '@inventory/gateway';
+import { stackGateway } from '@inventory/gateway';
 import { createService as webhooks } from '@inventory/webhooks';
 
 /**
@@ -31,16 +30,7 @@ const answers = new Map<string, (r: Received) => { status?: number; delayMs?: nu
 /** Webhooks a test made, deleted after it (so no test's writes reach another's webhooks). */
 const made: number[] = [];
 
-const gateway = (cfg: BaseConfig) =>
-  createGateway(
-    readConfig(gatewayConfig, {
-      INTERNAL_TOKEN_SECRET: cfg.INTERNAL_TOKEN_SECRET,
-      SERVICE_URLS: cfg.SERVICE_URLS,
-      PORT: String(cfg.PORT),
-      LOG_LEVEL: 'silent',
-      ...(cfg.AMQP_URL ? { AMQP_URL: cfg.AMQP_URL } : {}),
-    }),
-  );
+const gateway = stackGateway();
 
 beforeAll(async () => {
   rx = await startReceiver((r) => answers.get(r.path.split('?')[0])?.(r));

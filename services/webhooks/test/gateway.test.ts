@@ -1,8 +1,7 @@
-import { readConfig, type BaseConfig } from '@inventory/core';
 import { bootStack, Client, type Stack } from '@inventory/testkit';
 import { createService as users } from '@inventory/users';
 import { createService as extras } from '@inventory/extras';
-import { createGateway, gatewayConfig } from '@inventory/gateway';
+import { stackGateway } from '@inventory/gateway';
 import { createService as webhooks } from '@inventory/webhooks';
 
 /** Through the gateway, with a real token of the real users service: the webhook endpoints live in this service but under /api/extras/. */
@@ -10,16 +9,7 @@ let stack: Stack;
 let gw: Client;
 let base: string;
 
-const gateway = (cfg: BaseConfig) =>
-  createGateway(
-    readConfig(gatewayConfig, {
-      INTERNAL_TOKEN_SECRET: cfg.INTERNAL_TOKEN_SECRET,
-      SERVICE_URLS: cfg.SERVICE_URLS,
-      PORT: String(cfg.PORT),
-      LOG_LEVEL: 'silent',
-      ...(cfg.AMQP_URL ? { AMQP_URL: cfg.AMQP_URL } : {}),
-    }),
-  );
+const gateway = stackGateway();
 
 beforeAll(async () => {
   stack = await bootStack({ users, extras, webhooks, gateway });

@@ -1,9 +1,11 @@
 import { readConfig, type BaseConfig } from '@inventory/core';
-import { createGateway, gatewayConfig, type Gateway } from '@inventory/gateway';
+import { createGateway, type Gateway } from './gateway';
+import { gatewayConfig } from './config';
 
 /**
- * A gateway for `bootStack`, configured as the stack's services are (secret,
- * service URLs, port, broker), plus the test's own settings.
+ * A gateway for a test stack (the test kit's `bootStack`), configured as the
+ * stack's services are (secret, service URLs, port, broker), plus the test's
+ * own settings.
  */
 export function stackGateway(extra: Record<string, string> = {}): (cfg: BaseConfig) => Gateway {
   return (cfg) =>
