@@ -19,7 +19,8 @@ import type { Row, WriteContext } from './types';
 import { checkRemoteProtected, warmReferences } from './referrers';
 import { runWrite, type Respond } from './unit-of-work';
 import { baseUrl } from './urls';
-import { notADict, prepare, insert, update, remove } from './write';
+import { notADict, prepare, insertMany, update, remove, type Prepared } from './write';
+import { uniqueErrors } from './unique';
 
 /** One handler per verb of a model's list and detail endpoints; each write runs in `runWrite`. */
 export interface ModelHandlers {
@@ -109,29 +110,23 @@ export function modelHandlers(ctx: ServiceContext, model: ModelDef): ModelHandle
       await warmReferences(ctx, model, items);
       await runWrite(ctx, model, req, res, identity, async (wctx) => {
         // validate everything first: errors come back as a list with {} for good items
-        const prepared = [];
+        const prepared: Prepared[] = [];
         const errors: Record<string, unknown>[] = [];
-        let failed = false;
         for (const item of items) {
           try {
-            prepared.push(await prepare(ctx, model, item, 'create', null, wctx));
+            prepared.push(await prepare(ctx, model, item, 'create', null, wctx, { deferUnique: true }));
             errors.push({});
           } catch (err) {
             if (!(err instanceof ValidationError) || Array.isArray(err.errors)) throw err;
-            failed = true;
             errors.push(err.errors);
           }
         }
-        if (failed) throw new ValidationError(bulk ? errors : errors[0]);
-        const created: number[] = [];
-        for (const [i, p] of prepared.entries()) {
-          try {
-            created.push(await insert(ctx, model, p, wctx.tx));
-          } catch (err) {
-            if (!bulk || !(err instanceof ValidationError) || Array.isArray(err.errors)) throw err;
-            throw new ValidationError(items.map((_, j) => (j === i ? (err.errors as Record<string, unknown>) : {})));
-          }
-        }
+        // the unique rules of every prepared row at once (and against each other)
+        const good = errors.flatMap((e, i) => (Object.keys(e).length ? [] : [i]));
+        const clashes = await uniqueErrors(ctx, model, good.map((_, k) => prepared[k].unique ?? {}), null, wctx.tx);
+        clashes.forEach((e, k) => Object.keys(e).length && (errors[good[k]] = e));
+        if (errors.some((e) => Object.keys(e).length)) throw new ValidationError(bulk ? errors : errors[0]);
+        const created = await insertMany(ctx, model, prepared, wctx.tx);
         await checkScope(ctx, model, created, scope, wctx.tx);
         return { status: 201, ids: created, bulk, touched: { created } };
       }, respond(req));

@@ -1,5 +1,5 @@
 import { Conflict, ValidationError } from '@inventory/core';
-import { type Sql, sql, raw, ident, and, join } from '@inventory/filtering';
+import { sql, raw, ident, join } from '@inventory/filtering';
 import { applyCustomFields, type CustomFieldDef } from './customfields';
 import { columnOf, type FieldDef } from './fields';
 import { pyType } from './format';
@@ -10,6 +10,7 @@ import { represent } from './serialize';
 import type { ServiceContext } from './registry';
 import { TAGGED_ITEM_TABLE, hashKey, uniqueIndexName } from './schema';
 import { capture, noteTouched } from './changes';
+import { uniqueErrors } from './unique';
 import { withNaturalKeys } from './natural';
 import type { Row, Touched, WriteContext } from './types';
 import { validateScalars, type WriteMode } from './validation';
@@ -19,6 +20,8 @@ export interface Prepared {
   columns: Row;
   m2m: Map<string, number[]>;
   tags?: number[];
+  /** The row the unique rules compare, when `prepare` left them to its caller. */
+  unique?: Row;
 }
 
 type Errors = Record<string, unknown>;
@@ -53,7 +56,20 @@ function defaultOf(field: FieldDef): unknown {
  * fields, uniqueness and the model's own rules. Throws a ValidationError
  * shaped `{"field": ["msg"]}`.
  */
-export async function prepare(ctx: ServiceContext, model: ModelDef, body: unknown, mode: WriteMode, existing: Row | null, wctx: WriteContext): Promise<Prepared> {
+/**
+ * Validates and resolves one object's body into what to store. `deferUnique`
+ * leaves the unique rules to the caller, who checks a bulk create's rows
+ * together (`uniqueErrors`) against the returned `unique` row.
+ */
+export async function prepare(
+  ctx: ServiceContext,
+  model: ModelDef,
+  body: unknown,
+  mode: WriteMode,
+  existing: Row | null,
+  wctx: WriteContext,
+  opts: { deferUnique?: boolean } = {},
+): Promise<Prepared> {
   if (!isPlainObject(body)) throw notADict(body);
   const { values, errors } = validateScalars(model, mode, body);
   const columns: Row = {};
@@ -149,11 +165,11 @@ export async function prepare(ctx: ServiceContext, model: ModelDef, body: unknow
   if (Object.keys(errs).length) throw new ValidationError(errs);
 
   const merged: Row = { ...(existing ?? {}), ...columns };
-  await checkUnique(ctx, model, merged, existing ? Number(existing.id) : null, wctx.tx);
+  if (!opts.deferUnique) await checkUnique(ctx, model, merged, existing ? Number(existing.id) : null, wctx.tx);
   if (model.tree) await checkTreeParent(ctx, model, merged, existing, wctx.tx);
   if (model.hooks.validate) await model.hooks.validate(merged, existing, wctx);
   if (model.hooks.beforeSave) await model.hooks.beforeSave(columns, existing, wctx);
-  return { columns, m2m, tags };
+  return { columns, m2m, tags, ...(opts.deferUnique ? { unique: merged } : {}) };
 }
 
 /** Object custom field values may be written as ids or attribute sets; store ids (A.12, A.13). */
@@ -177,30 +193,7 @@ async function resolveObjectCustomFields(ctx: ServiceContext, defs: CustomFieldD
 
 /** Unique fields and unique-together rules, checked before writing so the error names the field. */
 async function checkUnique(ctx: ServiceContext, model: ModelDef, row: Row, selfId: number | null, q: Queryable): Promise<void> {
-  const table = raw(ctx.db.table(model.table));
-  const notSelf = selfId === null ? raw('TRUE') : sql`id <> ${selfId}`;
-  const errs: Record<string, string[]> = {};
-  for (const [name, field] of Object.entries(model.fields)) {
-    if (!field.unique) continue;
-    const column = columnOf(name, field)!;
-    const value = row[column];
-    if (value === undefined || value === null || value === '') continue;
-    const hit = await q.query(sql`SELECT 1 FROM ${table} WHERE ${ident(column)} = ${value} AND ${notSelf} LIMIT 1`);
-    if (hit.length) errs[name] = [typeof field.unique === 'string' ? field.unique : `${model.verboseName} with this ${field.label ?? name} already exists.`];
-  }
-  for (const u of model.unique) {
-    const cols = u.fields.map((f) => columnOf(f, model.fields[f]) ?? f);
-    if (cols.some((c) => row[c] === undefined)) continue;
-    if (u.whenNull && u.whenNull.some((f) => (row[columnOf(f, model.fields[f]) ?? f] ?? null) !== null)) continue;
-    if (!u.whenNull && cols.some((c) => row[c] === null)) continue; // NULLs are distinct
-    const conds: Sql[] = cols.map((c) =>
-      row[c] === null ? sql`${ident(c)} IS NULL` : u.caseInsensitive ? sql`lower(${ident(c)}::text) = lower(${String(row[c])})` : sql`${ident(c)} = ${row[c]}`,
-    );
-    // a conditional rule compares only with the rows it covers (a top-level name may repeat below a parent)
-    for (const f of u.whenNull ?? []) conds.push(sql`${ident(columnOf(f, model.fields[f]) ?? f)} IS NULL`);
-    const hit = await q.query(sql`SELECT 1 FROM ${table} WHERE ${and(conds)} AND ${notSelf} LIMIT 1`);
-    if (hit.length) (errs[u.errorField ?? '__all__'] ??= []).push(u.message);
-  }
+  const [errs] = await uniqueErrors(ctx, model, [row], selfId, q);
   if (Object.keys(errs).length) throw new ValidationError(errs);
 }
 
@@ -237,6 +230,47 @@ export async function insert(ctx: ServiceContext, model: ModelDef, p: Prepared, 
   if (model.tree) await updateTree(ctx, model, id, tx);
   await writeLinks(ctx, model, id, p, tx);
   return id;
+}
+
+/**
+ * Inserts a bulk create's rows with one statement (a tree's rows one at a
+ * time: each needs its path), their links after; the ids in the rows' order.
+ * A unique violation the pre-check could not see (a race) is found again
+ * row by row, so the error names the row.
+ */
+export async function insertMany(ctx: ServiceContext, model: ModelDef, prepared: Prepared[], tx: Tx): Promise<number[]> {
+  if (model.tree || prepared.length < 2) return insertEach(ctx, model, prepared, tx);
+  const rows = prepared.map((p) => jsonColumns(model, withNaturalKeys(model, p.columns)));
+  const names = [...new Set(rows.flatMap((r) => Object.keys(r)))];
+  if (!names.length) return insertEach(ctx, model, prepared, tx);
+  const values = rows.map((r) => sql`(${join(names.map((n) => (n in r ? sql`${r[n]}` : raw('DEFAULT'))), ', ')})`);
+  await tx.query(raw('SAVEPOINT bulk_insert'));
+  let inserted: Row[];
+  try {
+    inserted = await tx.query(sql`INSERT INTO ${raw(ctx.db.table(model.table))} (${join(names.map((n) => ident(n)), ', ')}) VALUES ${join(values, ', ')} RETURNING id`);
+  } catch (err) {
+    if ((err as { code?: string }).code !== '23505') throw err;
+    await tx.query(raw('ROLLBACK TO SAVEPOINT bulk_insert'));
+    return insertEach(ctx, model, prepared, tx);
+  }
+  // ids come from the sequence in the order the rows are inserted: ascending is the rows' order
+  const ids = inserted.map((r) => Number(r.id)).sort((a, b) => a - b);
+  for (const [i, p] of prepared.entries()) await writeLinks(ctx, model, ids[i], p, tx);
+  return ids;
+}
+
+/** One INSERT per row; a unique violation names its row (the bulk error is a list). */
+async function insertEach(ctx: ServiceContext, model: ModelDef, prepared: Prepared[], tx: Tx): Promise<number[]> {
+  const ids: number[] = [];
+  for (const [i, p] of prepared.entries()) {
+    try {
+      ids.push(await insert(ctx, model, p, tx));
+    } catch (err) {
+      if (prepared.length < 2 || !(err instanceof ValidationError) || Array.isArray(err.errors)) throw err;
+      throw new ValidationError(prepared.map((_, j) => (j === i ? (err.errors as Record<string, unknown>) : {})));
+    }
+  }
+  return ids;
 }
 
 export async function update(ctx: ServiceContext, model: ModelDef, id: number, p: Prepared, existing: Row, wctx: WriteContext): Promise<void> {
