@@ -70,6 +70,8 @@ export interface JsonField extends Base {
   type: 'json';
   /** Accept only a JSON object (or array). */
   shape?: 'object' | 'array' | 'object-or-array';
+  /** Stored as `json`, the text as written (key order, spacing), rather than `jsonb`: for a record kept to be sent again as it was. */
+  asText?: boolean;
 }
 
 export interface ChoiceField extends Base {

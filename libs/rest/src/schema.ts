@@ -34,7 +34,7 @@ function columnType(field: FieldDef) {
     case 'datetime':
       return DataTypes.DATE;
     case 'json':
-      return DataTypes.JSONB;
+      return field.asText ? DataTypes.JSON : DataTypes.JSONB;
     case 'choice':
       return typeof field.choices[0]?.[0] === 'number' ? DataTypes.INTEGER : DataTypes.STRING(50);
     case 'fk':

@@ -2,6 +2,7 @@ import type { ChangeEvent, ConsumerTx } from '@inventory/events';
 import { sql, raw } from '@inventory/filtering';
 import { evaluate } from '../dispatch/conditions';
 import { webhookContext } from '../dispatch/context';
+import { defaultBody } from '../dispatch/render';
 
 /** What matching reads of a webhook. */
 export interface MatchedHook {
@@ -13,7 +14,7 @@ export interface MatchedHook {
   conditions: unknown;
 }
 
-/** A delivery to record: one webhook, one event, the context its attempts render. */
+/** A delivery to record: one webhook, one event, the context its attempts render (as the default body's text). */
 export interface NewDelivery {
   webhookId: number;
   event: ChangeEvent;
@@ -34,11 +35,13 @@ export function matchEvents(hooks: MatchedHook[], events: ChangeEvent[]): NewDel
     if (!kind) continue; // not an object change
     const type = event.model.toLowerCase();
     let context: ReturnType<typeof webhookContext> | null = null;
+    let text = '';
     for (const hook of hooks) {
       if (!hook[kind] || !hook.content_types.includes(type)) continue;
       context ??= webhookContext(event);
       if (hook.conditions && !safeEvaluate(hook.conditions, context.data)) continue;
-      made.push({ webhookId: hook.id, event, context: JSON.stringify(context) });
+      text ||= defaultBody(context);
+      made.push({ webhookId: hook.id, event, context: text });
     }
   }
   return made;
@@ -54,7 +57,7 @@ export async function recordDeliveries(tx: ConsumerTx, table: string, made: NewD
   const col = <T>(fn: (d: NewDelivery) => T) => made.map(fn);
   const rows = await tx.query(sql`
     INSERT INTO ${raw(table)} (webhook_id, event_id, event, object_type, object_id, request_id, status, attempts, attempt_count, next_attempt_at, context)
-    SELECT u.webhook_id, u.event_id, u.event, u.object_type, u.object_id, u.request_id, 'queued', '[]'::jsonb, 0, now(), u.context::jsonb
+    SELECT u.webhook_id, u.event_id, u.event, u.object_type, u.object_id, u.request_id, 'queued', '[]'::jsonb, 0, now(), u.context::json
       FROM unnest(${col((d) => d.webhookId)}::bigint[], ${col((d) => d.event.id)}::varchar[], ${col((d) => d.event.event)}::varchar[],
                   ${col((d) => d.event.model.toLowerCase())}::varchar[], ${col((d) => Number(d.event.object_id))}::bigint[],
                   ${col((d) => d.event.request_id ?? '')}::varchar[], ${col((d) => d.context)}::text[])

@@ -3,7 +3,7 @@ import * as http from 'node:http';
 import * as https from 'node:https';
 import got from 'got';
 import type { WebhookContext } from '../dispatch/context';
-import { defaultBody, renderHeaders, renderTemplate } from '../dispatch/render';
+import { renderHeaders, renderTemplate } from '../dispatch/render';
 import { SIGNATURE_HEADER, signBody } from '../dispatch/signature';
 
 /** What an attempt reads of its delivery and webhook. */
@@ -12,7 +12,8 @@ export interface DeliveryRow {
   event_id: string;
   status: string;
   attempt_count: number;
-  context: WebhookContext;
+  /** The webhook context as the default body's text (NetBox's json.dumps of it). */
+  context: string;
   payload_url: string;
   http_method: string;
   http_content_type: string;
@@ -54,15 +55,19 @@ export async function sendAttempt(d: DeliveryRow, attempt: number, timeoutMs: nu
   const started = Date.now();
   const time = new Date(started).toISOString();
   try {
-    const url = await renderTemplate(d.payload_url, d.context);
+    // parsed only for templates: the default body is the stored text itself
+    let parsed: WebhookContext | null = null;
+    const context = () => (parsed ??= JSON.parse(d.context) as WebhookContext);
+    const render = (template: string) => (isTemplate(template) ? renderTemplate(template, context()) : template);
+    const url = await render(d.payload_url);
     const headers: Record<string, string> = {
       'Content-Type': d.http_content_type || 'application/json',
       'X-Delivery-Id': deliveryId(d),
       'X-Delivery-Timestamp': String(Math.floor(started / 1000)),
       'X-Delivery-Attempt': String(attempt),
-      ...(await renderHeaders(d.additional_headers ?? '', d.context)),
+      ...(d.additional_headers?.trim() ? await renderHeaders(d.additional_headers, context()) : {}),
     };
-    const body = d.body_template ? await renderTemplate(d.body_template, d.context) : defaultBody(d.context);
+    const body = d.body_template ? await render(d.body_template) : d.context;
     if (d.secret) headers[SIGNATURE_HEADER] = signBody(d.secret, body);
     const res = await got(url, {
       method: (d.http_method || 'POST') as 'POST',
@@ -84,6 +89,9 @@ export async function sendAttempt(d: DeliveryRow, attempt: number, timeoutMs: nu
     return { ok: false, record: { time, status_code: null, duration_ms: Date.now() - started, error: (err as Error).message, response: null } };
   }
 }
+
+/** Whether text may render as other than itself (one line with no brace renders as itself, in Jinja as here). */
+const isTemplate = (text: string): boolean => text.includes('{') || text.includes('\n');
 
 /** The delivery's id for receivers: the event and the delivery, stable across attempts and replicas. */
 export const deliveryId = (d: Pick<DeliveryRow, 'event_id' | 'id'>): string => `${d.event_id}:${d.id}`;

@@ -30,7 +30,7 @@ export class DeliveryStore {
     this.deliveries = deliveries;
     this.loader = new Batcher(async (ids) => {
       const rows = await db.query(sql`
-        SELECT d.id, d.status, d.attempt_count, d.context, d.event_id, w.payload_url, w.http_method, w.http_content_type, w.additional_headers,
+        SELECT d.id, d.status, d.attempt_count, d.context::text AS context, d.event_id, w.payload_url, w.http_method, w.http_content_type, w.additional_headers,
                w.body_template, w.secret, w.ssl_verification, w.ca_file_path
           FROM ${deliveries} d JOIN ${hooks} w ON w.id = d.webhook_id WHERE d.id = ANY(${ids}::bigint[])`);
       const byId = new Map(rows.map((r) => [Number(r.id), { ...r, id: Number(r.id), attempt_count: Number(r.attempt_count) } as unknown as DeliveryRow]));

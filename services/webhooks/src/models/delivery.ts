@@ -40,8 +40,9 @@ export const webhookDelivery: ModelDef = defineModel({
     attempts: f.json({ readOnly: true, required: true, filter: false, orderable: false }),
     attempt_count: f.integer({ readOnly: true, required: true, default: 0 }),
     next_attempt_at: f.datetime({ readOnly: true, nullable: true }),
-    // the webhook context the attempts render (NetBox's event, timestamp, model, username, request_id, data, snapshots)
-    context: f.json({ readOnly: true, nullable: true, filter: false, orderable: false }),
+    // the webhook context the attempts render (NetBox's event, timestamp, model, username, request_id, data, snapshots),
+    // kept as the text of the default body (Python's json.dumps): sent as it is, without parsing or dumping again
+    context: f.json({ readOnly: true, nullable: true, filter: false, orderable: false, asText: true }),
   },
   tags: false,
   customFields: false,
