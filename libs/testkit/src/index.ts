@@ -10,3 +10,5 @@ export * from './outbox';
 export * from './cross-service-check';
 export * from './receiver';
 export * from './service-process';
+export * from './paced';
+export * from './browser';

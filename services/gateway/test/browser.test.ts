@@ -1,11 +1,9 @@
-import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
-import { chromium, type BrowserContext } from 'playwright-core';
-import { bootStack, eventually, type Stack } from '@inventory/testkit';
+import type { BrowserContext } from 'playwright-core';
+import { bootStack, eventually, launchChromium, type Stack } from '@inventory/testkit';
 import { createService as users } from '@inventory/users';
 import { createService as tenancy } from '@inventory/tenancy';
 import { createService as extras } from '@inventory/extras';
@@ -445,53 +443,19 @@ describe('session and CSRF building blocks', () => {
   });
 });
 
-/* ------------------------------------------------------------------------- */
-
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-const run = promisify(execFile);
-
-/** Debian's chromium, installed with apt when missing and running as root (a fresh CI machine). */
-async function ensureChromium(): Promise<void> {
-  if (existsSync(CHROMIUM)) return;
-  if (process.platform !== 'linux' || process.getuid?.() !== 0) {
-    throw new Error(`${CHROMIUM} is missing and this is not root on Linux: install Debian's "chromium" package (apt-get install -y chromium) to run the browser test`);
-  }
-  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  try {
-    await run('apt-get', ['update'], { env, timeout: 4 * 60_000, maxBuffer: 64 * 1024 * 1024 });
-    await run('apt-get', ['install', '-y', '--no-install-recommends', 'chromium'], { env, timeout: 6 * 60_000, maxBuffer: 64 * 1024 * 1024 });
-  } catch (err) {
-    const e = err as { message: string; stderr?: string };
-    throw new Error(`installing chromium with apt-get failed: ${e.message}\n${(e.stderr ?? '').slice(-2000)}`);
-  }
-  if (!existsSync(CHROMIUM)) throw new Error(`apt-get install chromium finished but ${CHROMIUM} is still missing`);
-}
-
 describe('in a real browser', () => {
   let context: BrowserContext | undefined;
-  let profile = '';
+  let browser: Awaited<ReturnType<typeof launchChromium>> | undefined;
   let shots = '';
 
   beforeAll(async () => {
-    await ensureChromium();
-    profile = await mkdtemp(path.join(os.tmpdir(), 'inventory-chromium-profile-'));
+    browser = await launchChromium();
+    context = browser.context;
     shots = await mkdtemp(path.join(os.tmpdir(), 'inventory-browser-shots-'));
-    context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, timeout: 60_000 });
   }, 11 * 60_000);
 
   afterAll(async () => {
-    await context?.close();
-    if (profile) await rm(profile, { recursive: true, force: true });
+    await browser?.close();
   });
 
   test('when a user signs in and manages a token in the pages, then the shown key works until it is deleted in the page', async () => {

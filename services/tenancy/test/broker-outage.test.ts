@@ -5,7 +5,7 @@ import amqp, { type ChannelModel } from 'amqplib';
 import pg from 'pg';
 import { declareConsumerQueue, type ChangeEvent } from '@inventory/events';
 import { freePort, startRabbitMQ, type RabbitOptions, type RunningRabbit } from '@inventory/infra';
-import { bootStack, Client, eventually as until, startBroker, type Stack } from '@inventory/testkit';
+import { bootStack, Client, eventually as until, runPaced, startBroker, type Stack } from '@inventory/testkit';
 import { createService } from '@inventory/tenancy';
 
 /**
@@ -100,24 +100,9 @@ describe('a broker outage', () => {
       const res = await api.post('/api/tenancy/tenants/', { name: `Outage ${i}`, slug: `outage-${i}` });
       writes.push({ i, status: res.status, id: res.body?.id, ms: performance.now() - t0, phase: at });
     }
-    /** Writes `from`..`to`-1, `parallel` at a time, the i-th due `intervalMs` * i after the start (0: as fast as they go). */
-    async function writeRange(from: number, to: number, parallel: number, intervalMs = 0): Promise<void> {
-      let next = from;
-      const t0 = Date.now();
-      await Promise.all(
-        Array.from({ length: parallel }, async () => {
-          while (next < to) {
-            const i = next++;
-            const wait = t0 + (i - from) * intervalMs - Date.now();
-            if (wait > 0) await sleep(wait);
-            await writeTenant(i);
-          }
-        }),
-      );
-    }
 
     const t0 = Date.now();
-    await writeRange(0, 200, 6);
+    await runPaced(0, 200, 6, writeTenant);
     // the broker goes away mid-stream; writes carry on at ~22/s through the stop and the outage
     phase = 'stopping';
     const stopStarted = Date.now();
@@ -126,7 +111,7 @@ describe('a broker outage', () => {
       downAt = Date.now();
       phase = 'outage';
     });
-    await Promise.all([stopped, writeRange(200, 800, 6, 45)]);
+    await Promise.all([stopped, runPaced(200, 800, 6, writeTenant, 45)]);
     const stopMs = downAt - stopStarted;
     await sleep(downAt + 30_000 - Date.now());
     const outageMs = Date.now() - downAt;
@@ -136,7 +121,7 @@ describe('a broker outage', () => {
     if (broker.dataDir) dataDirs.add(broker.dataDir);
     const restartMs = Date.now() - restartStarted;
     phase = 'after';
-    await writeRange(800, TOTAL, 6);
+    await runPaced(800, TOTAL, 6, writeTenant);
 
     // every write answered 201, the broker down or not
     expect(writes).toHaveLength(TOTAL);

@@ -1,11 +1,7 @@
-import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { bootStack, eventually, type Client, type Stack } from '@inventory/testkit';
+import type { Page } from 'playwright-core';
+import { bootStack, eventually, launchChromium, type Client, type Stack } from '@inventory/testkit';
 import { stackGateway } from '@inventory/gateway';
 import { createService as users } from '@inventory/users';
 import { createService as tenancy } from '@inventory/tenancy';
@@ -239,37 +235,18 @@ describe('who may open the page', () => {
   });
 });
 
-/* ------------------------------------------------------------------------- */
-
-const CHROMIUM = '/usr/bin/chromium';
-/** As services/gateway/test/browser.test.ts launches it. */
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-
 describe('in a real browser', () => {
-  let context: BrowserContext | undefined;
-  let profile = '';
+  let browser: Awaited<ReturnType<typeof launchChromium>> | undefined;
   let page: Page;
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's "chromium" package (apt-get install -y chromium) to run the browser test`);
-    profile = await mkdtemp(path.join(os.tmpdir(), 'inventory-chromium-profile-'));
-    context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, timeout: 60_000 });
-    page = context.pages()[0] ?? (await context.newPage());
+    browser = await launchChromium();
+    page = browser.context.pages()[0] ?? (await browser.context.newPage());
     page.setDefaultTimeout(20_000);
-  }, 120_000);
+  }, 11 * 60_000);
 
   afterAll(async () => {
-    await context?.close();
-    if (profile) await rm(profile, { recursive: true, force: true });
+    await browser?.close();
   });
 
   const failureRow = (id: number) => page.locator(`tr[data-delivery-id="${id}"]`);

@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import pg from 'pg';
 import { freePort, startRabbitMQ, type RabbitOptions, type RunningRabbit } from '@inventory/infra';
-import { bootStack, eventually, serviceProcess, startReceiver, type Client, type Received, type Stack, type TestReceiver } from '@inventory/testkit';
+import { bootStack, eventually, runPaced, serviceProcess, startReceiver, type Client, type Received, type Stack, type TestReceiver } from '@inventory/testkit';
 import { createService as extras } from '@inventory/extras';
 import { createService as tenancy } from '@inventory/tenancy';
 
@@ -103,21 +103,6 @@ async function undelivered(webhookId: number, model: string, created: number[], 
   }
 }
 
-/** Runs `write(i)` for i in [from, to), `parallel` at a time. */
-async function writeRange(from: number, to: number, parallel: number, write: (i: number) => Promise<void>, intervalMs = 0): Promise<void> {
-  let next = from;
-  const t0 = Date.now();
-  await Promise.all(
-    Array.from({ length: parallel }, async () => {
-      while (next < to) {
-        const i = next++;
-        const wait = t0 + (i - from) * intervalMs - Date.now();
-        if (wait > 0) await sleep(wait);
-        await write(i);
-      }
-    }),
-  );
-}
 
 /** The receiver's view of one path: requests per delivery id, and the repeats (same id again). */
 function tally(requests: Received[]) {
@@ -148,7 +133,7 @@ test('when the dispatcher is killed (SIGKILL) with deliveries in flight to a slo
   await eventually(() => rx.to(PATH).length === 1, 30_000, () => `the warm-up delivery${processState()}`);
 
   // the writes go on whatever happens to the dispatcher
-  const writing = writeRange(1, N + 1, 8, create);
+  const writing = runPaced(1, N + 1, 8, create);
   // well under way: some answered, many held by the receiver right now, more not sent yet
   await eventually(() => rx.to(PATH).length >= 50, 30_000, () => `50 requests before the kill, got ${rx.to(PATH).length}${processState()}`);
   const old = hooksProcess.current()!;
@@ -219,7 +204,7 @@ test('when RabbitMQ is restarted while writes flow, then every write\'s event re
   await eventually(() => rx.to(PATH).length === 1, 30_000, () => `the warm-up delivery${processState()}`);
 
   const t0 = Date.now();
-  await writeRange(1, 100, 4, create, 10);
+  await runPaced(1, 100, 4, create, 10);
   // the broker goes away mid-stream and comes back on the same port with its data; writes carry on throughout
   let restartMs = 0;
   let backAt = 0;
@@ -232,8 +217,8 @@ test('when RabbitMQ is restarted while writes flow, then every write\'s event re
     backAt = Date.now();
     restartMs = backAt - s0;
   })();
-  await Promise.all([restart, writeRange(100, 250, 4, create, 40)]);
-  await writeRange(250, N + 1, 4, create, 10);
+  await Promise.all([restart, runPaced(100, 250, 4, create, 40)]);
+  await runPaced(250, N + 1, 4, create, 10);
   expect(created).toHaveLength(N + 1);
 
   // deliveries resume soon after the broker is back (a minute is far more than its restart and the reconnect backoffs)
