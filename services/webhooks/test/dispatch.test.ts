@@ -1,7 +1,12 @@
+import { execFileSync } from 'node:child_process';
 import { createHmac } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import pg from 'pg';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
 import { bootStack, eventually, type Client, type Stack } from '@inventory/testkit';
 import { createService as extras } from '@inventory/extras';
 import { createService as tenancy } from '@inventory/tenancy';
@@ -207,4 +212,37 @@ test('when a finished delivery is older than the retention, then the service pru
   await eventually(async () => (await hooks.get(`/api/extras/webhook-deliveries/?webhook_id=${hook.body.id}`)).body.count === 2, 10_000, 'pruned');
   const left = (await hooks.get(`/api/extras/webhook-deliveries/?webhook_id=${hook.body.id}&ordering=id`)).body.results.map((d: { id: number }) => d.id);
   expect(left).toEqual([ids[1], ids[2]]);
+});
+
+test('when the receiver speaks TLS with its own certificate, then it is refused unless its CA file is given or SSL verification is off', async () => {
+  // a self-signed certificate for 127.0.0.1, made by openssl for this test
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'webhook-tls-'));
+  const [key, cert] = [path.join(dir, 'key.pem'), path.join(dir, 'cert.pem')];
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
+  const paths: string[] = [];
+  const tls = createTlsServer({ key: readFileSync(key), cert: readFileSync(cert) }, (req, res) => {
+    paths.push(req.url ?? '');
+    req.resume();
+    req.on('end', () => res.end('ok'));
+  });
+  await new Promise<void>((r) => tls.listen(0, '127.0.0.1', r));
+  const url = `https://127.0.0.1:${(tls.address() as AddressInfo).port}`;
+  try {
+    const hook = async (name: string, extra: Record<string, unknown>) =>
+      (await hooks.post('/api/extras/webhooks/', { name, content_types: ['tenancy.tenantgroup'], type_delete: true, payload_url: `${url}/${name}`, ...extra })).body.id as number;
+    const strict = await hook('strict', {});
+    const withCa = await hook('with-ca', { ca_file_path: cert });
+    const unverified = await hook('unverified', { ssl_verification: false });
+    const group = await ten.post('/api/tenancy/tenant-groups/', { name: 'Over TLS', slug: 'over-tls' });
+    expect((await ten.delete(`/api/tenancy/tenant-groups/${group.body.id}/`)).status).toBe(204);
+    const status = async (id: number) => (await hooks.get(`/api/extras/webhook-deliveries/?webhook_id=${id}`)).body.results[0]?.status.value;
+    await eventually(async () => (await status(withCa)) === 'succeeded' && (await status(unverified)) === 'succeeded' && (await status(strict)) === 'failed', 15_000, 'the three outcomes');
+    expect(paths.sort()).toEqual(['/unverified', '/with-ca']);
+    const [refused] = (await hooks.get(`/api/extras/webhook-deliveries/?webhook_id=${strict}`)).body.results;
+    expect(refused.attempts[0]).toMatchObject({ status_code: null, error: expect.stringMatching(/self[- ]signed/i) });
+  } finally {
+    tls.closeAllConnections();
+    await new Promise((r) => tls.close(r));
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
