@@ -98,6 +98,8 @@ export interface RelationField extends Base {
   treeFilter?: boolean;
   /** Filters through the target's own relation (a site's `?tenant_group=`): see `Hop`. */
   hops?: Hop[];
+  /** Brief form: this attribute of the target instead of its nested object (a rack reservation's user, by username). */
+  readAs?: string;
 }
 
 /**

@@ -114,7 +114,8 @@ export function filtersFor(ctx: ServiceContext, model: ModelDef, cfDefs: CustomF
         defs.push({
           kind: 'choice',
           name,
-          expr: col(name),
+          // a blank choice is stored '' and read as null: `?<name>=null` finds it
+          expr: field.blank ? sql`NULLIF(${col(name)}, '')` : col(name),
           choices: field.choices.map(([v]) => v),
           single: field.singleFilter,
           coerce: numeric

@@ -55,6 +55,7 @@ function readSchema(field: FieldDef, local: Map<string, ModelDef>, brief: boolea
       };
     }
     case 'fk': {
+      if (brief && field.readAs) return n({ type: 'string' });
       const target = local.get(field.to);
       const nested = target ? `Brief${schemaName(target)}` : null;
       if (!nested) return { ...LOOSE_OBJECT, nullable: !!field.nullable };

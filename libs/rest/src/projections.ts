@@ -63,7 +63,9 @@ function deriveProjected(service: string, models: Map<string, ModelDef>): Map<st
   const ctx = { models };
   const out = new Map<string, Projected>();
   const want = (label: string, key?: string) => {
-    if (ctx.models.has(label) || contentType(label)?.service === service) return;
+    // an own model not served yet counts 0; so does a model the catalogue does not list yet (no owner to copy it from)
+    const ct = contentType(label);
+    if (ctx.models.has(label) || !ct || ct.service === service) return;
     const p = out.get(label) ?? { label, keys: new Set<string>() };
     if (key) p.keys.add(key);
     out.set(label, p);

@@ -31,6 +31,9 @@ function renderScalar(field: FieldDef, value: unknown): unknown {
       return isoDateTime(value);
     case 'decimal':
       return value === null || value === undefined ? null : Number(value);
+    case 'array':
+      // integer arrays are stored as bigint[], which the driver reads as text
+      return Array.isArray(value) && field.of === 'integer' ? value.map(Number) : (value ?? null);
     default:
       return value === undefined ? null : value;
   }
@@ -177,7 +180,8 @@ export async function represent(
       }
       if (field.type === 'fk') {
         const id = row[`${name}_id`];
-        rep[name] = id === null || id === undefined ? null : (related.get(name)?.get(Number(id)) ?? null);
+        const obj = id === null || id === undefined ? null : (related.get(name)?.get(Number(id)) ?? null);
+        rep[name] = field.readAs && mode !== 'full' ? ((obj?.[field.readAs] as unknown) ?? null) : obj;
       } else if (field.type === 'm2m') {
         const ids = m2m.get(name)?.get(Number(row.id)) ?? [];
         const objs = ids.map((id) => related.get(name)?.get(id)).filter(Boolean) as Row[];

@@ -28,7 +28,9 @@ export function crossServiceReferences(model: ModelDef, service: string): [strin
  * reference's delete rule applied by the owner's delete (PROTECT: 409,
  * nothing deleted; SET_NULL: cleared; CASCADE: deleted) once its event
  * arrives. Targets are made with a name and slug (what NetBox's referenced
- * models share); `targets` gives other bodies.
+ * models share); `targets` gives other bodies. Attribute sets and
+ * constraints name the target by the reference's filter key (slug unless
+ * declared otherwise: a user by username).
  */
 export function crossServiceTests(
   o: { stack: () => Stack; service: string; model: ModelDef; path: string; targets?: Record<string, (i: number) => Obj> },
@@ -53,7 +55,10 @@ export function crossServiceTests(
       const targetPath = `/api/${ct.service}/${ct.endpoint}/`;
       const target = ok(await owner.post(targetPath, targetBody(field.to)), 201, `${name}: making the target`).body;
       const byId = ok(await ctx.api.post(ctx.path, { ...(await ctx.make()), [name]: target.id }), 201, `${name}: by id`).body;
-      const byAttrs = ok(await ctx.api.post(ctx.path, { ...(await ctx.make()), [name]: { slug: target.slug } }), 201, `${name}: by attributes`).body;
+      // the target's key: its slug, or what the reference's filter names it by (a user's username)
+      const key = field.filterKey === undefined ? 'slug' : field.filterKey;
+      const attr = key ?? 'slug';
+      const byAttrs = ok(await ctx.api.post(ctx.path, { ...(await ctx.make()), [name]: { [attr]: target[attr] } }), 201, `${name}: by attributes`).body;
       for (const made of [byId, byAttrs]) expect([name, made[name]?.id, made[name]?.display]).toEqual([name, target.id, target.display]);
       const detail = ok(await ctx.api.get(`${ctx.path}${byId.id}/`), 200, `${name}: detail`).body;
       expect(detail[name]).toEqual(byId[name]);
@@ -61,14 +66,13 @@ export function crossServiceTests(
       const both = [byId.id, byAttrs.id].sort((a, b) => a - b);
       const found = async (q: string) => (ok(await ctx.api.get(`${ctx.path}?${q}&limit=1000`), 200, `${name}: ${q}`).body.results as Obj[]).map((x) => x.id).sort((a, b) => a - b);
       expect([name, await found(`${field.idFilter ?? `${name}_id`}=${target.id}`)]).toEqual([name, both]);
-      const key = field.filterKey === undefined ? 'slug' : field.filterKey;
       if (key) expect([name, await found(`${name}=${encodeURIComponent(target[key])}`)]).toEqual([name, both]);
       for (const dir of ['', '-']) ok(await ctx.api.get(`${ctx.path}?ordering=${dir}${name}`), 200, `${name}: ordering`);
       // a permission constrained through the reference (by the target's slug: the projection) sees exactly the objects naming it
       const constrained = stack.client(o.service).withIdentity({
         user: { id: 9_000_001, username: 'constrained', is_superuser: false, is_staff: false, is_active: true },
         token: { id: 9_000_001, write_enabled: false },
-        permissions: [{ object_types: [o.model.label], actions: ['view'], constraints: target.slug ? { [`${name}__slug`]: target.slug } : { [`${name}__id`]: target.id } }],
+        permissions: [{ object_types: [o.model.label], actions: ['view'], constraints: target[attr] ? { [`${name}__${attr}`]: target[attr] } : { [`${name}__id`]: target.id } }],
       });
       const visible = (ok(await constrained.get(`${ctx.path}?limit=1000`), 200, `${name}: constrained`).body.results as Obj[]).map((x) => x.id).sort((a, b) => a - b);
       expect([name, visible]).toEqual([name, both]);

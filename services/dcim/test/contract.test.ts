@@ -2,10 +2,11 @@ import { bootStack, runModelContract, type Stack } from '@inventory/testkit';
 import { createService as dcim, dcimModels } from '@inventory/dcim';
 import { createService as tenancy } from '@inventory/tenancy';
 import { createService as extras } from '@inventory/extras';
+import { createService as users } from '@inventory/users';
 
 let stack: Stack;
 beforeAll(async () => {
-  stack = await bootStack({ extras, tenancy, dcim });
+  stack = await bootStack({ extras, tenancy, users, dcim });
 });
 afterAll(() => stack?.stop());
 
@@ -133,5 +134,186 @@ runModelContract('location', {
   filters: [
     { query: (o) => `site_id=${o[0].site.id}&status=${o[0].status.value}`, expect: (o) => o.filter((x) => x.status.value === o[0].status.value) },
     { query: () => 'q=location', expect: (o) => o },
+  ],
+});
+
+/** Made once per file: a manufacturer for platforms, a rack role, and the racks reservations live in (100U each, one per 90 reservations). */
+const once = <T>(make: () => Promise<T>) => {
+  let p: Promise<T> | null = null;
+  return () => (p ??= make());
+};
+const made = async (service: string, path: string, body: Record<string, unknown>) => {
+  const r = await stack.client(service).post(path, body);
+  if (r.status !== 201) throw new Error(`${path}: ${r.status} ${r.text}`);
+  return r.body;
+};
+const theManufacturer = once(() => made('dcim', '/api/dcim/manufacturers/', { name: 'Platform maker', slug: 'platform-maker' }));
+const theRackRole = once(() => made('dcim', '/api/dcim/rack-roles/', { name: 'Contract rack role', slug: 'contract-rack-role' }));
+const theUser = once(() => made('users', '/api/users/users/', { username: 'reserver', password: 'Secret-Passw0rd!' }));
+const reservationRacks = new Map<number, Promise<{ id: number }>>();
+const reservationRack = async (block: number) => {
+  if (!reservationRacks.has(block)) {
+    reservationRacks.set(block, made('dcim', '/api/dcim/racks/', { name: `Reserved rack ${block}`, site: await homeSite(), u_height: 100 }));
+  }
+  return reservationRacks.get(block)!;
+};
+
+runModelContract('manufacturer', {
+  stack: () => stack,
+  service: 'dcim',
+  model: dcimModels.manufacturer,
+  path: '/api/dcim/manufacturers/',
+  schema: 'Manufacturer',
+  badPatch: { slug: 'a b' },
+  make: (i) => ({ name: `Manufacturer ${i}`, slug: `manufacturer-${i}`, description: `d${i % 3}` }),
+  patch: { description: 'patched' },
+  invalid: [
+    { body: { name: 'no slug' }, field: 'slug' },
+    { body: { slug: 'no-name' }, field: 'name' },
+    { body: { name: tooLong, slug: 'long' }, field: 'name' },
+  ],
+  brief: ['name', 'slug', 'devicetype_count'],
+  filters: [
+    { query: (o) => `name=${encodeURIComponent(o[1].name)}`, expect: (o) => [o[1]] },
+    { query: (o) => `description=${o[0].description}`, expect: (o) => o.filter((x) => x.description === o[0].description) },
+    { query: () => 'q=manufacturer', expect: (o) => o },
+  ],
+});
+
+runModelContract('rack role', {
+  stack: () => stack,
+  service: 'dcim',
+  model: dcimModels.rackRole,
+  path: '/api/dcim/rack-roles/',
+  schema: 'RackRole',
+  badPatch: { color: 'FFFFFF' },
+  make: (i) => ({ name: `Rack role ${i}`, slug: `rack-role-${i}`, color: i % 2 ? 'ff0000' : '00ff00' }),
+  patch: { description: 'patched', color: 'abcdef' },
+  invalid: [
+    { body: { name: 'bad color', slug: 'bad-color', color: 'red' }, field: 'color' },
+    { body: { name: 'no slug' }, field: 'slug' },
+  ],
+  brief: ['name', 'slug', 'rack_count'],
+  filters: [
+    { query: (o) => `color=${o[1].color}`, expect: (o) => o.filter((x) => x.color === o[1].color) },
+    { query: () => 'q=rack-role', expect: (o) => o },
+  ],
+});
+
+runModelContract('device role', {
+  stack: () => stack,
+  service: 'dcim',
+  model: dcimModels.deviceRole,
+  path: '/api/dcim/device-roles/',
+  schema: 'DeviceRole',
+  badPatch: { color: '12345' },
+  make: (i) => ({ name: `Device role ${i}`, slug: `device-role-${i}`, vm_role: i % 2 === 0 }),
+  patch: { description: 'patched', vm_role: true },
+  invalid: [
+    { body: { name: 'bad color', slug: 'bad-color', color: 'GGGGGG' }, field: 'color' },
+    { body: { slug: 'no-name' }, field: 'name' },
+  ],
+  brief: ['name', 'slug', 'device_count', 'virtualmachine_count'],
+  filters: [
+    { query: () => 'vm_role=false', expect: (o) => o.filter((x) => !x.vm_role) },
+    { query: () => 'q=device role', expect: (o) => o },
+  ],
+});
+
+runModelContract('platform', {
+  stack: () => stack,
+  service: 'dcim',
+  model: dcimModels.platform,
+  path: '/api/dcim/platforms/',
+  schema: 'Platform',
+  badPatch: { manufacturer: 999999 },
+  make: async (i) => ({ name: `Platform ${i}`, slug: `platform-${i}`, manufacturer: i % 2 ? (await theManufacturer()).id : null }),
+  patch: { description: 'patched' },
+  invalid: [
+    { body: { name: 'bad maker', slug: 'bad-maker', manufacturer: 999999 }, field: 'manufacturer' },
+    { body: { name: 'no slug' }, field: 'slug' },
+  ],
+  brief: ['name', 'slug', 'device_count', 'virtualmachine_count'],
+  filters: [
+    { query: () => 'manufacturer=platform-maker', expect: (o) => o.filter((x) => x.manufacturer) },
+    { query: () => 'manufacturer_id=null', expect: (o) => o.filter((x) => !x.manufacturer) },
+    { query: () => 'q=platform', expect: (o) => o },
+  ],
+});
+
+runModelContract('rack', {
+  stack: () => stack,
+  service: 'dcim',
+  model: dcimModels.rack,
+  path: '/api/dcim/racks/',
+  schema: 'Rack',
+  badPatch: { u_height: 0 },
+  make: async (i) => ({
+    name: `Rack ${i}`,
+    facility_id: i % 3 ? `FAC-${i}` : null,
+    site: await homeSite(),
+    status: i % 2 ? 'active' : 'planned',
+    role: i % 2 ? (await theRackRole()).id : null,
+    tenant: i % 2 ? (await theTenant()).id : null,
+    serial: `SN${i}`,
+    asset_tag: i % 2 ? `AT-${i}` : null,
+    type: i % 2 ? '4-post-cabinet' : null,
+    width: i % 2 ? 19 : 23,
+    u_height: (i % 50) + 1,
+    weight: i % 2 ? 100.5 : null,
+    max_weight: i % 2 ? 1000 : null,
+    weight_unit: i % 2 ? 'kg' : null,
+    outer_width: i % 2 ? 600 : null,
+    outer_unit: i % 2 ? 'mm' : null,
+  }),
+  patch: { description: 'patched', status: 'reserved', desc_units: true },
+  invalid: [
+    { body: { name: 'no site' }, field: 'site' },
+    { body: { name: 'bad site', site: 999999 }, field: 'site' },
+    { body: { name: 'too tall', site: 999999, u_height: 101 }, field: 'u_height' },
+    { body: { name: 'bad width', site: 999999, width: 20 }, field: 'width' },
+    { body: { name: 'bad unit', site: 999999, starting_unit: 0 }, field: 'starting_unit' },
+  ],
+  brief: ['name', 'device_count'],
+  choices: ['status', 'type', 'width', 'weight_unit', 'outer_unit'],
+  filters: [
+    { query: (o) => `status=${o[1].status.value}`, expect: (o) => o.filter((x) => x.status.value === o[1].status.value) },
+    { query: () => 'width=23', expect: (o) => o.filter((x) => x.width.value === 23) },
+    { query: () => 'role=contract-rack-role', expect: (o) => o.filter((x) => x.role) },
+    { query: () => 'tenant_id=null', expect: (o) => o.filter((x) => !x.tenant) },
+    { query: (o) => `serial=${o[2].serial.toLowerCase()}`, expect: (o) => [o[2]] },
+    { query: (o) => `u_height__gte=${o[1].u_height}`, expect: (o) => o.filter((x) => x.u_height >= o[1].u_height) },
+    { query: () => 'q=rack', expect: (o) => o },
+  ],
+});
+
+runModelContract('rack reservation', {
+  stack: () => stack,
+  service: 'dcim',
+  model: dcimModels.rackReservation,
+  path: '/api/dcim/rack-reservations/',
+  schema: 'RackReservation',
+  badPatch: { units: [0] },
+  make: async (i) => ({
+    rack: (await reservationRack(Math.floor(i / 90))).id,
+    units: [(i % 90) + 1],
+    user: (await theUser()).id,
+    tenant: i % 2 ? (await theTenant()).id : null,
+    description: `Reservation ${i}`,
+  }),
+  patch: { description: 'patched', comments: 'more' },
+  invalid: [
+    { body: { units: [1], user: 1, description: 'no rack' }, field: 'rack' },
+    { body: { rack: 999999, units: [1], user: 1, description: 'bad rack' }, field: 'rack' },
+    { body: { rack: 999999, units: [1], user: 1 }, field: 'description' },
+    { body: { rack: 999999, user: 1, description: 'no units' }, field: 'units' },
+  ],
+  brief: ['user', 'units'],
+  targets: { 'auth.user': (i) => ({ username: `xref-reserver-${i}`, password: 'Secret-Passw0rd!' }) },
+  filters: [
+    { query: (o) => `rack_id=${o[0].rack.id}`, expect: (o) => o.filter((x) => x.rack.id === o[0].rack.id) },
+    { query: () => 'user=reserver', expect: (o) => o },
+    { query: () => 'site=location-home', expect: (o) => o },
+    { query: () => 'q=reserved rack', expect: (o) => o },
   ],
 });

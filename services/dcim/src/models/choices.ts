@@ -11,3 +11,45 @@ export const SITE_STATUS = [
 
 /** LocationStatusChoices: the same values as the site's. */
 export const LOCATION_STATUS = SITE_STATUS;
+
+/** RackStatusChoices (configurable as `dcim.Rack.status`). */
+export const RACK_STATUS = [
+  ['reserved', 'Reserved'],
+  ['available', 'Available'],
+  ['planned', 'Planned'],
+  ['active', 'Active'],
+  ['deprecated', 'Deprecated'],
+] as const;
+
+/** RackTypeChoices. */
+export const RACK_TYPE = [
+  ['2-post-frame', '2-post frame'],
+  ['4-post-frame', '4-post frame'],
+  ['4-post-cabinet', '4-post cabinet'],
+  ['wall-frame', 'Wall-mounted frame'],
+  ['wall-frame-vertical', 'Wall-mounted frame (vertical)'],
+  ['wall-cabinet', 'Wall-mounted cabinet'],
+  ['wall-cabinet-vertical', 'Wall-mounted cabinet (vertical)'],
+] as const;
+
+/** RackWidthChoices: integer values. */
+export const RACK_WIDTH = [
+  [10, '10 inches'],
+  [19, '19 inches'],
+  [21, '21 inches'],
+  [23, '23 inches'],
+] as const;
+
+/** RackDimensionUnitChoices. */
+export const RACK_DIMENSION_UNIT = [
+  ['mm', 'Millimeters'],
+  ['in', 'Inches'],
+] as const;
+
+/** WeightUnitChoices (racks; device and module types too). */
+export const WEIGHT_UNIT = [
+  ['kg', 'Kilograms'],
+  ['g', 'Grams'],
+  ['lb', 'Pounds'],
+  ['oz', 'Ounces'],
+] as const;

@@ -56,16 +56,30 @@ async function checkParentSite(row: Row, wctx: WriteContext): Promise<void> {
   }
 }
 
-/** A location that changes site takes its descendant locations along, each a change of its own. */
+/**
+ * A location that changes site takes its descendant locations along, and the
+ * racks in it and in them (NetBox's Location.save()), each a change of its own.
+ */
 async function moveDescendants(id: number, columns: Row, existing: Row, wctx: WriteContext): Promise<void> {
   if (!('site_id' in columns) || Number(columns.site_id) === Number(existing.site_id)) return;
   const { tx, service } = wctx;
   const table = raw(service.db.table(location.table));
   const rows = await tx.query(sql`SELECT * FROM ${table} WHERE _path @> ARRAY[${id}]::bigint[] AND id <> ${id} ORDER BY id FOR UPDATE`);
-  if (!rows.length) return;
-  await capture(service, location, wctx, rows);
+  if (rows.length) await moveRows(location, rows, columns.site_id, wctx);
+  // racks are declared after locations (and refer to them): found by label, not imported
+  const rack = service.models.get('dcim.rack');
+  if (!rack) return;
+  const locations = [id, ...rows.map((r) => Number(r.id))];
+  const racks = await tx.query(sql`SELECT * FROM ${raw(service.db.table(rack.table))} WHERE location_id = ANY(${locations}::bigint[]) ORDER BY id FOR UPDATE`);
+  if (racks.length) await moveRows(rack, racks, columns.site_id, wctx);
+}
+
+/** Sets the site of stored rows, recorded as changes of their own. */
+async function moveRows(model: ModelDef, rows: Row[], siteId: unknown, wctx: WriteContext): Promise<void> {
+  const { tx, service } = wctx;
+  await capture(service, model, wctx, rows);
   await tx.query(
-    sql`UPDATE ${table} SET site_id = ${columns.site_id}, _version = _version + 1, last_updated = now() WHERE id = ANY(${rows.map((r) => Number(r.id))}::bigint[])`,
+    sql`UPDATE ${raw(service.db.table(model.table))} SET site_id = ${siteId}, _version = _version + 1, last_updated = now() WHERE id = ANY(${rows.map((r) => Number(r.id))}::bigint[])`,
   );
-  noteTouched(wctx, location, { updated: rows });
+  noteTouched(wctx, model, { updated: rows });
 }
