@@ -139,7 +139,14 @@ function candidates(kind: Kind, field: FieldDef): [unknown, unknown][] {
     }
     case 'number': {
       const dec = field.type === 'decimal';
-      const pairs: [number, number][] = dec ? [[2.5, 7.25], [1.5, 3.75], [10.5, 20.25]] : [[3, 7], [1, 2], [10, 20], [100, 200], [-5, -2]];
+      let pairs: [number, number][] = dec ? [[2.5, 7.25], [1.5, 3.75], [10.5, 20.25]] : [[3, 7], [1, 2], [10, 20], [100, 200], [-5, -2]];
+      if (dec) {
+        // values the column can hold (a device type's u_height has one decimal place); whole numbers when none fit
+        const places = (x: number) => (String(x).split('.')[1] ?? '').length;
+        const scale = (field as { decimalPlaces?: number }).decimalPlaces ?? 4;
+        pairs = pairs.filter(([a, b]) => places(a) <= scale && places(b) <= scale);
+        if (!pairs.length) pairs = [[2, 7]];
+      }
       const { min, max } = field as { min?: number; max?: number };
       return pairs.filter(([a, b]) => (min === undefined || Math.min(a, b) >= min) && (max === undefined || Math.max(a, b) <= max));
     }

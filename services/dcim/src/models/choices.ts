@@ -53,3 +53,20 @@ export const WEIGHT_UNIT = [
   ['lb', 'Pounds'],
   ['oz', 'Ounces'],
 ] as const;
+
+/** SubdeviceRoleChoices. */
+export const SUBDEVICE_ROLE = [
+  ['parent', 'Parent'],
+  ['child', 'Child'],
+] as const;
+
+/** DeviceAirflowChoices (device types; devices too). */
+export const DEVICE_AIRFLOW = [
+  ['front-to-rear', 'Front to rear'],
+  ['rear-to-front', 'Rear to front'],
+  ['left-to-right', 'Left to right'],
+  ['right-to-left', 'Right to left'],
+  ['side-to-rear', 'Side to rear'],
+  ['passive', 'Passive'],
+  ['mixed', 'Mixed'],
+] as const;

@@ -8,9 +8,20 @@ import { deviceRole } from './deviceRole';
 import { platform } from './platform';
 import { rack } from './rack';
 import { rackReservation } from './rackReservation';
+import { deviceType } from './deviceType';
+import { moduleType } from './moduleType';
+import { consolePortTemplate } from './consolePortTemplate';
+import { consoleServerPortTemplate } from './consoleServerPortTemplate';
+import { powerPortTemplate } from './powerPortTemplate';
+import { powerOutletTemplate } from './powerOutletTemplate';
+import { interfaceTemplate } from './interfaceTemplate';
+import { rearPortTemplate } from './rearPortTemplate';
+import { frontPortTemplate } from './frontPortTemplate';
+import { moduleBayTemplate } from './moduleBayTemplate';
+import { deviceBayTemplate } from './deviceBayTemplate';
 
-export { region, siteGroup, site, location, manufacturer, rackRole, deviceRole, platform, rack, rackReservation };
-export { SITE_STATUS, LOCATION_STATUS, RACK_STATUS, RACK_TYPE, RACK_WIDTH, RACK_DIMENSION_UNIT, WEIGHT_UNIT } from './choices';
+export { region, siteGroup, site, location, manufacturer, rackRole, deviceRole, platform, rack, rackReservation, deviceType, moduleType, consolePortTemplate, consoleServerPortTemplate, powerPortTemplate, powerOutletTemplate, interfaceTemplate, rearPortTemplate, frontPortTemplate, moduleBayTemplate, deviceBayTemplate };
+export { SITE_STATUS, LOCATION_STATUS, RACK_STATUS, RACK_TYPE, RACK_WIDTH, RACK_DIMENSION_UNIT, WEIGHT_UNIT, SUBDEVICE_ROLE, DEVICE_AIRFLOW } from './choices';
 
 /** In dependency order (tables are created in this order). */
-export const models = [region, siteGroup, site, location, manufacturer, rackRole, deviceRole, platform, rack, rackReservation];
+export const models = [region, siteGroup, site, location, manufacturer, rackRole, deviceRole, platform, rack, rackReservation, deviceType, moduleType, consolePortTemplate, consoleServerPortTemplate, powerPortTemplate, powerOutletTemplate, interfaceTemplate, rearPortTemplate, frontPortTemplate, moduleBayTemplate, deviceBayTemplate];
