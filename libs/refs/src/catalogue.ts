@@ -108,6 +108,16 @@ const ROWS: Row[] = [
   ['virtualization.vminterface', 'interface', 'virtualization', 'interfaces', 'tce'],
   ['virtualization.virtualdisk', 'virtual disk', 'virtualization', 'virtual-disks', 'tce'],
   ['extras.webhookdelivery', 'webhook delivery', 'webhooks', 'webhook-deliveries', ''],
+  // component templates: change-logged, without tags, custom fields or event rules (NetBox 3.7's ComponentTemplateModel)
+  ['dcim.consoleporttemplate', 'console port template', 'dcim', 'console-port-templates', ''],
+  ['dcim.consoleserverporttemplate', 'console server port template', 'dcim', 'console-server-port-templates', ''],
+  ['dcim.powerporttemplate', 'power port template', 'dcim', 'power-port-templates', ''],
+  ['dcim.poweroutlettemplate', 'power outlet template', 'dcim', 'power-outlet-templates', ''],
+  ['dcim.interfacetemplate', 'interface template', 'dcim', 'interface-templates', ''],
+  ['dcim.frontporttemplate', 'front port template', 'dcim', 'front-port-templates', ''],
+  ['dcim.rearporttemplate', 'rear port template', 'dcim', 'rear-port-templates', ''],
+  ['dcim.modulebaytemplate', 'module bay template', 'dcim', 'module-bay-templates', ''],
+  ['dcim.devicebaytemplate', 'device bay template', 'dcim', 'device-bay-templates', ''],
 ];
 
 export const CONTENT_TYPES: ContentType[] = ROWS.map(([label, verbose_name, service, endpoint, flags], i) => {

@@ -311,7 +311,8 @@ export async function filterPass(ctx: PassContext): Promise<void> {
     }
     let va = valueOf(kind, pair.a, name);
     let vb = valueOf(kind, pair.b, name);
-    if (!ok && (va === null || vb === null || lower(va) === lower(vb) || (kind === 'datetime' && compare(kind, va, vb) === 0))) {
+    // an empty query value is ignored (as django-filter does), so an empty value cannot be probed for
+    if (!ok && (va === null || vb === null || va === '' || vb === '' || lower(va) === lower(vb) || (kind === 'datetime' && compare(kind, va, vb) === 0))) {
       skipped.push(`${name}: no two distinct valid values (${why})`);
       continue;
     }
