@@ -1,24 +1,7 @@
-import { bootStack, type Client, type Stack } from '@inventory/testkit';
-import { createService as dcim } from '@inventory/dcim';
-import { createService as tenancy } from '@inventory/tenancy';
-import { createService as extras } from '@inventory/extras';
-import { createService as users } from '@inventory/users';
+import { dcimSuite, type Obj } from './stack';
 
-let stack: Stack;
-let api: Client;
-beforeAll(async () => {
-  stack = await bootStack({ extras, tenancy, users, dcim });
-  api = stack.client('dcim');
-});
-afterAll(() => stack?.stop());
-
-type Obj = Record<string, any>;
-
-async function made(path: string, body: Obj | Obj[], client: Client = api): Promise<any> {
-  const r = await client.post(path, body);
-  if (r.status !== 201) throw new Error(`POST ${path}: ${r.status} ${r.text}`);
-  return r.body;
-}
+const suite = dcimSuite();
+const { made } = suite;
 
 let n = 0;
 const aSite = () => {
@@ -32,7 +15,7 @@ describe('manufacturers, roles and platforms', () => {
     expect(role).toMatchObject({ color: '9e9e9e', vm_role: true, description: '' });
     const rackRole = await made('/api/dcim/rack-roles/', { name: 'Storage', slug: 'storage' });
     expect(rackRole.color).toBe('9e9e9e');
-    const bad = await api.post('/api/dcim/rack-roles/', { name: 'Upper', slug: 'upper', color: 'ABCDEF' });
+    const bad = await suite.api().post('/api/dcim/rack-roles/', { name: 'Upper', slug: 'upper', color: 'ABCDEF' });
     expect(bad.status).toBe(400);
     expect(bad.body).toEqual({ color: ['Enter a valid hexadecimal RGB color code.'] });
   });
@@ -44,9 +27,9 @@ describe('manufacturers, roles and platforms', () => {
       { name: 'Junos EVO', slug: 'junos-evo', manufacturer: { slug: 'juniper' } },
       { name: 'Linux', slug: 'linux' },
     ]);
-    const got = (await api.get(`/api/dcim/manufacturers/${maker.id}/`)).body;
+    const got = (await suite.api().get(`/api/dcim/manufacturers/${maker.id}/`)).body;
     expect(got).toMatchObject({ platform_count: 2, devicetype_count: 0, inventoryitem_count: 0 });
-    expect((await api.get(`/api/dcim/manufacturers/${maker.id}/?brief=1`)).body).toEqual({
+    expect((await suite.api().get(`/api/dcim/manufacturers/${maker.id}/?brief=1`)).body).toEqual({
       id: maker.id,
       url: maker.url,
       display: 'Juniper',
@@ -54,11 +37,11 @@ describe('manufacturers, roles and platforms', () => {
       slug: 'juniper',
       devicetype_count: 0,
     });
-    const mine = await api.get('/api/dcim/platforms/?manufacturer=juniper');
+    const mine = await suite.api().get('/api/dcim/platforms/?manufacturer=juniper');
     expect(mine.body.results.map((p: Obj) => p.slug)).toEqual(['junos', 'junos-evo']);
     const junos = mine.body.results[0];
     expect(junos).toMatchObject({ device_count: 0, virtualmachine_count: 0, manufacturer: { id: maker.id, slug: 'juniper' } });
-    const refused = await api.delete(`/api/dcim/manufacturers/${maker.id}/`);
+    const refused = await suite.api().delete(`/api/dcim/manufacturers/${maker.id}/`);
     expect(refused.status).toBe(409);
     expect(refused.body.detail).toMatch(/^Unable to delete object\. 2 dependent objects were found: /);
   });
@@ -92,30 +75,30 @@ describe('racks', () => {
     });
     const named = await made('/api/dcim/racks/', { name: 'R2', facility_id: 'F-7', site: site.id });
     expect(named.display).toBe('R2 (F-7)');
-    expect((await api.get(`/api/dcim/racks/${named.id}/?brief=1`)).body).toEqual({ id: named.id, url: named.url, display: 'R2 (F-7)', name: 'R2', device_count: 0 });
+    expect((await suite.api().get(`/api/dcim/racks/${named.id}/?brief=1`)).body).toEqual({ id: named.id, url: named.url, display: 'R2 (F-7)', name: 'R2', device_count: 0 });
   });
 
   test('when u_height or starting_unit is out of range, then the field is refused with the Django message', async () => {
     const site = await aSite();
-    const tall = await api.post('/api/dcim/racks/', { name: 'Tall', site: site.id, u_height: 101 });
+    const tall = await suite.api().post('/api/dcim/racks/', { name: 'Tall', site: site.id, u_height: 101 });
     expect(tall.status).toBe(400);
     expect(tall.body).toEqual({ u_height: ['Ensure this value is less than or equal to 100.'] });
-    const flat = await api.post('/api/dcim/racks/', { name: 'Flat', site: site.id, u_height: 0 });
+    const flat = await suite.api().post('/api/dcim/racks/', { name: 'Flat', site: site.id, u_height: 0 });
     expect(flat.body).toEqual({ u_height: ['Ensure this value is greater than or equal to 1.'] });
-    const low = await api.post('/api/dcim/racks/', { name: 'Low', site: site.id, starting_unit: 0 });
+    const low = await suite.api().post('/api/dcim/racks/', { name: 'Low', site: site.id, starting_unit: 0 });
     expect(low.body).toEqual({ starting_unit: ['Ensure this value is greater than or equal to 1.'] });
-    expect((await api.post('/api/dcim/racks/', { name: 'Max', site: site.id, u_height: 100 })).status).toBe(201);
+    expect((await suite.api().post('/api/dcim/racks/', { name: 'Max', site: site.id, u_height: 100 })).status).toBe(201);
   });
 
   test('when the location is in another site, then the rack is refused naming the site', async () => {
     const home = await aSite();
     const away = await aSite();
     const loc = await made('/api/dcim/locations/', { name: 'Away room', slug: 'away-room', site: away.id });
-    const r = await api.post('/api/dcim/racks/', { name: 'Lost', site: home.id, location: loc.id });
+    const r = await suite.api().post('/api/dcim/racks/', { name: 'Lost', site: home.id, location: loc.id });
     expect(r.status).toBe(400);
     expect(r.body).toEqual({ __all__: [`Assigned location must belong to parent site (${home.name}).`] });
     const ok = await made('/api/dcim/racks/', { name: 'Found', site: away.id, location: loc.id });
-    const moved = await api.patch(`/api/dcim/racks/${ok.id}/`, { site: home.id });
+    const moved = await suite.api().patch(`/api/dcim/racks/${ok.id}/`, { site: home.id });
     expect(moved.body).toEqual({ __all__: [`Assigned location must belong to parent site (${home.name}).`] });
   });
 
@@ -128,15 +111,15 @@ describe('racks', () => {
       [{ max_weight: 500 }, 'Must specify a unit when setting a maximum weight'],
     ];
     for (const [body, message] of cases) {
-      const r = await api.post('/api/dcim/racks/', { name: 'Unitless', site: site.id, ...body });
+      const r = await suite.api().post('/api/dcim/racks/', { name: 'Unitless', site: site.id, ...body });
       expect([body, r.status, r.body]).toEqual([body, 400, { __all__: [message] }]);
     }
     const rack = await made('/api/dcim/racks/', { name: 'Measured', site: site.id, outer_width: 600, outer_depth: 1000, outer_unit: 'mm', weight: 80, max_weight: 900, weight_unit: 'kg' });
     expect(rack).toMatchObject({ outer_unit: { value: 'mm', label: 'Millimeters' }, weight: 80, weight_unit: { value: 'kg', label: 'Kilograms' } });
-    const cleared = await api.patch(`/api/dcim/racks/${rack.id}/`, { outer_width: null, outer_depth: null });
+    const cleared = await suite.api().patch(`/api/dcim/racks/${rack.id}/`, { outer_width: null, outer_depth: null });
     expect(cleared.status).toBe(200);
     expect(cleared.body.outer_unit).toBeNull();
-    const badWeight = await api.post('/api/dcim/racks/', { name: 'Heavy', site: site.id, weight: 1234567.5, weight_unit: 'kg' });
+    const badWeight = await suite.api().post('/api/dcim/racks/', { name: 'Heavy', site: site.id, weight: 1234567.5, weight_unit: 'kg' });
     expect(badWeight.body).toEqual({ weight: ['Ensure that there are no more than 6 digits before the decimal point.'] });
   });
 
@@ -144,15 +127,15 @@ describe('racks', () => {
     const site = await aSite();
     const loc = await made('/api/dcim/locations/', { name: 'Hall', slug: 'hall', site: site.id });
     await made('/api/dcim/racks/', { name: 'A1', facility_id: 'X1', site: site.id, location: loc.id, asset_tag: 'TAG-1' });
-    const sameName = await api.post('/api/dcim/racks/', { name: 'A1', site: site.id, location: loc.id });
+    const sameName = await suite.api().post('/api/dcim/racks/', { name: 'A1', site: site.id, location: loc.id });
     expect(sameName.body).toEqual({ __all__: ['Rack with this Location and Name already exists.'] });
-    const sameFacility = await api.post('/api/dcim/racks/', { name: 'A2', facility_id: 'X1', site: site.id, location: loc.id });
+    const sameFacility = await suite.api().post('/api/dcim/racks/', { name: 'A2', facility_id: 'X1', site: site.id, location: loc.id });
     expect(sameFacility.body).toEqual({ __all__: ['Rack with this Location and Facility ID already exists.'] });
     await made('/api/dcim/racks/', [
       { name: 'A1', site: site.id },
       { name: 'A1', site: site.id },
     ]);
-    const tag = await api.post('/api/dcim/racks/', { name: 'A3', site: site.id, asset_tag: 'TAG-1' });
+    const tag = await suite.api().post('/api/dcim/racks/', { name: 'A3', site: site.id, asset_tag: 'TAG-1' });
     expect(tag.body).toEqual({ asset_tag: ['Rack with this Asset tag already exists.'] });
   });
 
@@ -166,17 +149,17 @@ describe('racks', () => {
       { name: 'N2', site: site.id, location: top.id, role: { slug: 'network' } },
       { name: 'N3', site: site.id },
     ]);
-    expect((await api.get(`/api/dcim/rack-roles/${role.id}/`)).body.rack_count).toBe(2);
-    expect((await api.get(`/api/dcim/sites/${site.id}/`)).body.rack_count).toBe(3);
-    const locs = await api.get(`/api/dcim/locations/?site_id=${site.id}`);
+    expect((await suite.api().get(`/api/dcim/rack-roles/${role.id}/`)).body.rack_count).toBe(2);
+    expect((await suite.api().get(`/api/dcim/sites/${site.id}/`)).body.rack_count).toBe(3);
+    const locs = await suite.api().get(`/api/dcim/locations/?site_id=${site.id}`);
     expect(locs.body.results.map((l: Obj) => [l.slug, l.rack_count])).toEqual([
       ['floor', 2],
       ['room', 1],
     ]);
-    const inFloor = await api.get(`/api/dcim/racks/?location=floor&site_id=${site.id}`);
+    const inFloor = await suite.api().get(`/api/dcim/racks/?location=floor&site_id=${site.id}`);
     // ordered by site, then location in tree order (the floor before its room), then name
     expect(inFloor.body.results.map((r: Obj) => r.name)).toEqual(['N2', 'N1']);
-    const deleted = await api.delete(`/api/dcim/rack-roles/${role.id}/`);
+    const deleted = await suite.api().delete(`/api/dcim/rack-roles/${role.id}/`);
     expect(deleted.status).toBe(409);
   });
 });
@@ -191,8 +174,8 @@ describe('racks and what they sit in', () => {
       { name: 'M2', site: from.id, location: room.id },
       { name: 'M3', site: from.id },
     ]);
-    expect((await api.patch(`/api/dcim/locations/${top.id}/`, { site: to.id })).status).toBe(200);
-    const siteOf = async (id: number) => (await api.get(`/api/dcim/racks/${id}/`)).body.site.id;
+    expect((await suite.api().patch(`/api/dcim/locations/${top.id}/`, { site: to.id })).status).toBe(200);
+    const siteOf = async (id: number) => (await suite.api().get(`/api/dcim/racks/${id}/`)).body.site.id;
     expect([await siteOf(inTop.id), await siteOf(inRoom.id), await siteOf(outside.id)]).toEqual([to.id, to.id, from.id]);
   });
 
@@ -200,33 +183,33 @@ describe('racks and what they sit in', () => {
     const site = await aSite();
     const loc = await made('/api/dcim/locations/', { name: 'Doomed', slug: 'doomed', site: site.id });
     const rack = await made('/api/dcim/racks/', { name: 'Survivor', site: site.id, location: loc.id });
-    const protectedSite = await api.delete(`/api/dcim/sites/${site.id}/`);
+    const protectedSite = await suite.api().delete(`/api/dcim/sites/${site.id}/`);
     expect(protectedSite.status).toBe(409);
     expect(protectedSite.body.detail).toMatch(/^Unable to delete object\. 1 dependent objects were found: Survivor/);
-    expect((await api.delete(`/api/dcim/locations/${loc.id}/`)).status).toBe(204);
-    expect((await api.get(`/api/dcim/racks/${rack.id}/`)).body.location).toBeNull();
-    const user = await made('/api/users/users/', { username: 'doomed-reserver', password: 'Secret-Passw0rd!' }, stack.client('users'));
+    expect((await suite.api().delete(`/api/dcim/locations/${loc.id}/`)).status).toBe(204);
+    expect((await suite.api().get(`/api/dcim/racks/${rack.id}/`)).body.location).toBeNull();
+    const user = await made('/api/users/users/', { username: 'doomed-reserver', password: 'Secret-Passw0rd!' }, suite.stack().client('users'));
     const res = await made('/api/dcim/rack-reservations/', { rack: rack.id, units: [1], user: user.id, description: 'gone with the rack' });
-    expect((await api.delete(`/api/dcim/racks/${rack.id}/`)).status).toBe(204);
-    expect((await api.get(`/api/dcim/rack-reservations/${res.id}/`)).status).toBe(404);
+    expect((await suite.api().delete(`/api/dcim/racks/${rack.id}/`)).status).toBe(204);
+    expect((await suite.api().get(`/api/dcim/rack-reservations/${res.id}/`)).status).toBe(404);
   });
 });
 
 describe('rack reservations', () => {
   let user: Obj;
   beforeAll(async () => {
-    user = await made('/api/users/users/', { username: 'planner', password: 'Secret-Passw0rd!', first_name: 'Pat', last_name: 'Planner' }, stack.client('users'));
+    user = await made('/api/users/users/', { username: 'planner', password: 'Secret-Passw0rd!', first_name: 'Pat', last_name: 'Planner' }, suite.stack().client('users'));
   });
 
   test('when units are outside the rack, then NetBox refuses them on units naming the rack height and the units', async () => {
     const site = await aSite();
     const rack = await made('/api/dcim/racks/', { name: 'Small', site: site.id, u_height: 10, starting_unit: 5 });
-    const r = await api.post('/api/dcim/rack-reservations/', { rack: rack.id, units: [4, 5, 14, 15], user: user.id, description: 'too far' });
+    const r = await suite.api().post('/api/dcim/rack-reservations/', { rack: rack.id, units: [4, 5, 14, 15], user: user.id, description: 'too far' });
     expect(r.status).toBe(400);
     expect(r.body).toEqual({ units: ['Invalid unit(s) for 10U rack: 4, 15'] });
-    const negative = await api.post('/api/dcim/rack-reservations/', { rack: rack.id, units: [5, -1], user: user.id, description: 'negative' });
+    const negative = await suite.api().post('/api/dcim/rack-reservations/', { rack: rack.id, units: [5, -1], user: user.id, description: 'negative' });
     expect(negative.body).toEqual({ units: ['Item 2 in the array did not validate: Ensure this value is greater than or equal to 0.'] });
-    expect((await api.post('/api/dcim/rack-reservations/', { rack: rack.id, units: [5, 14], user: user.id, description: 'edges' })).status).toBe(201);
+    expect((await suite.api().post('/api/dcim/rack-reservations/', { rack: rack.id, units: [5, 14], user: user.id, description: 'edges' })).status).toBe(201);
   });
 
   test('when units are already reserved in the rack, then NetBox refuses them; the reservation itself and other racks do not conflict', async () => {
@@ -236,11 +219,11 @@ describe('rack reservations', () => {
       { name: 'Free', site: site.id },
     ]);
     const first = await made('/api/dcim/rack-reservations/', { rack: rackA.id, units: [1, 2, 3], user: user.id, description: 'first' });
-    const clash = await api.post('/api/dcim/rack-reservations/', { rack: rackA.id, units: [3, 4, 2], user: user.id, description: 'second' });
+    const clash = await suite.api().post('/api/dcim/rack-reservations/', { rack: rackA.id, units: [3, 4, 2], user: user.id, description: 'second' });
     expect(clash.status).toBe(400);
     expect(clash.body).toEqual({ units: ['The following units have already been reserved: 3, 2'] });
-    expect((await api.patch(`/api/dcim/rack-reservations/${first.id}/`, { units: [1, 2, 3, 4] })).status).toBe(200);
-    expect((await api.post('/api/dcim/rack-reservations/', { rack: rackB.id, units: [1, 2, 3], user: user.id, description: 'other rack' })).status).toBe(201);
+    expect((await suite.api().patch(`/api/dcim/rack-reservations/${first.id}/`, { units: [1, 2, 3, 4] })).status).toBe(200);
+    expect((await suite.api().post('/api/dcim/rack-reservations/', { rack: rackB.id, units: [1, 2, 3], user: user.id, description: 'other rack' })).status).toBe(201);
   });
 
   test('when a reservation is read, then units are integers, the user is nested (brief: its username) and display names the rack', async () => {
@@ -248,11 +231,11 @@ describe('rack reservations', () => {
     const rack = await made('/api/dcim/racks/', { name: 'Shown', facility_id: 'S-1', site: site.id });
     const res = await made('/api/dcim/rack-reservations/', { rack: rack.id, units: [7, 8], user: { username: 'planner' }, description: 'shown' });
     expect(res).toMatchObject({ display: 'Reservation for rack Shown (S-1)', units: [7, 8], user: { id: user.id, username: 'planner', display: 'planner (Pat Planner)' }, tenant: null, comments: '' });
-    const brief = (await api.get(`/api/dcim/rack-reservations/${res.id}/?brief=1`)).body;
+    const brief = (await suite.api().get(`/api/dcim/rack-reservations/${res.id}/?brief=1`)).body;
     expect(brief).toEqual({ id: res.id, url: res.url, display: 'Reservation for rack Shown (S-1)', user: 'planner', units: [7, 8] });
-    const blank = await api.post('/api/dcim/rack-reservations/', { rack: rack.id, units: [9], user: user.id, description: '' });
+    const blank = await suite.api().post('/api/dcim/rack-reservations/', { rack: rack.id, units: [9], user: user.id, description: '' });
     expect(blank.body).toEqual({ description: ['This field may not be blank.'] });
-    const noUser = await api.post('/api/dcim/rack-reservations/', { rack: rack.id, units: [9], description: 'nobody' });
+    const noUser = await suite.api().post('/api/dcim/rack-reservations/', { rack: rack.id, units: [9], description: 'nobody' });
     expect(noUser.body).toEqual({ user: ['This field is required.'] });
   });
 
@@ -265,13 +248,13 @@ describe('rack reservations', () => {
     const other = await made('/api/dcim/racks/', { name: 'Elsewhere', site: (await aSite()).id });
     const here = await made('/api/dcim/rack-reservations/', { rack: rack.id, units: [1], user: user.id, description: 'here' });
     await made('/api/dcim/rack-reservations/', { rack: other.id, units: [1], user: user.id, description: 'there' });
-    const ids = async (q: string) => (await api.get(`/api/dcim/rack-reservations/?${q}`)).body.results.map((r: Obj) => r.id);
+    const ids = async (q: string) => (await suite.api().get(`/api/dcim/rack-reservations/?${q}`)).body.results.map((r: Obj) => r.id);
     expect(await ids('region=reserved-region')).toEqual([here.id]);
     expect(await ids(`region_id=${region.id}`)).toEqual([here.id]);
     expect(await ids('site=regional')).toEqual([here.id]);
     expect(await ids(`location_id=${loc.id}`)).toEqual([here.id]);
     expect(await ids('q=caged')).toEqual([here.id]);
     expect(await ids('user=planner&description=there')).toHaveLength(1);
-    expect((await api.get('/api/dcim/rack-reservations/?region=nowhere')).status).toBe(400);
+    expect((await suite.api().get('/api/dcim/rack-reservations/?region=nowhere')).status).toBe(400);
   });
 });

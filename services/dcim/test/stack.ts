@@ -1,0 +1,31 @@
+import { bootStack, type Client, type Stack } from '@inventory/testkit';
+import { createService as dcim } from '@inventory/dcim';
+import { createService as tenancy } from '@inventory/tenancy';
+import { createService as extras } from '@inventory/extras';
+import { createService as users } from '@inventory/users';
+
+export type Obj = Record<string, any>;
+
+/**
+ * dcim with what it references (extras, tenancy, users), booted for the
+ * calling suite: `api()` is dcim's client, `made` POSTs a body that must be
+ * created (to dcim unless another client is given) and returns it.
+ */
+export function dcimSuite(): { stack: () => Stack; api: () => Client; made: (path: string, body: Obj | Obj[], client?: Client) => Promise<any> } {
+  let stack: Stack;
+  let api: Client;
+  beforeAll(async () => {
+    stack = await bootStack({ extras, tenancy, users, dcim });
+    api = stack.client('dcim');
+  });
+  afterAll(() => stack?.stop());
+  return {
+    stack: () => stack,
+    api: () => api,
+    async made(path, body, client = api) {
+      const r = await client.post(path, body);
+      if (r.status !== 201) throw new Error(`POST ${path}: ${r.status} ${r.text}`);
+      return r.body;
+    },
+  };
+}
