@@ -273,7 +273,7 @@ export function runModelContract(title: string, o: ContractOptions): void {
       });
     }
 
-    test('when a list page holds 1, 50 or all rows, then it costs the same number of queries', async () => {
+    test('when a list page holds 50 or all rows, then it costs the same number of queries, and a page of one row no more', async () => {
       const volume = o.volume ?? 60;
       const bodies = [];
       for (let i = 0; i < volume; i++) bodies.push(await make());
@@ -286,7 +286,10 @@ export function runModelContract(title: string, o: ContractOptions): void {
         counts.push(Number(r.headers.get('x-query-count')));
       }
       expect(counts[0]).toBeGreaterThan(0);
-      expect(new Set(counts).size).toBe(1);
+      // the pages of 50 and of all rows hold rows with and without each reference: the same statements;
+      // one row may need fewer (a relation it does not use is not read), never more
+      expect(counts[2]).toBe(counts[1]);
+      expect(counts[0]).toBeLessThanOrEqual(counts[1]);
     });
 
     // fields=, omit=, count=false, start= and cursor= pages (read-options-check.ts)
