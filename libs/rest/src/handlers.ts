@@ -40,10 +40,13 @@ export function modelHandlers(ctx: ServiceContext, model: ModelDef): ModelHandle
 
   /** The answer to a write: the written objects as they are after the commit (a delete has none). */
   function respond(req: Request): Respond {
+    // ?brief=1 answers a write in the brief form, as NetBox's brief serializer does
+    const brief = wantsBrief(requestUrl(req, 'http://internal').searchParams);
     return async ({ status, ids, bulk }, written) => {
       if (status === 204) return { headers: {}, body: '' };
       const rows = written ? ids.map((id) => written.rows.get(id)!) : await fetchByIds(ctx, model, ids);
-      const reps = written ? ids.map((id) => written.reps.get(id)!) : await represent(ctx, model, rows, 'full', base(req));
+      const reps =
+        written && !brief ? ids.map((id) => written.reps.get(id)!) : await represent(ctx, model, rows.filter(Boolean), brief ? 'brief' : 'full', base(req));
       if (bulk) return { headers: {}, body: JSON.stringify(reps) };
       if (!rows.length) throw new NotFound(); // deleted since, by somebody else
       const headers: Record<string, string> = { ETag: etagOf(rows[0]) };
