@@ -34,11 +34,8 @@ export async function bootStack(factories: Record<string, ServiceFactory>, env: 
   // the run's broker that is this stack's alone (stacks of different suites never consume each other's events)
   const [db, broker] = await Promise.all([createTestDatabase(), env.AMQP_URL ? null : startBroker()]);
   const names = Object.keys(factories);
-  const ports = await Promise.all(names.map(() => freePort()));
-  const urls = Object.fromEntries(names.map((n, i) => [n, `http://127.0.0.1:${ports[i]}`]));
-  const serviceUrls = Object.entries(urls)
-    .map(([n, u]) => `${n}=${u}`)
-    .join(',');
+  let ports: number[] = [];
+  let urls: Record<string, string> = {};
   const config = (name: string) =>
     readConfig(baseConfig, {
       LOG_LEVEL: 'silent',
@@ -46,7 +43,9 @@ export async function bootStack(factories: Record<string, ServiceFactory>, env: 
       DATABASE_POOL_MAX: '5',
       QUERY_COUNT_HEADER: 'true',
       INTERNAL_TOKEN_SECRET: TEST_SECRET,
-      SERVICE_URLS: serviceUrls,
+      SERVICE_URLS: Object.entries(urls)
+        .map(([n, u]) => `${n}=${u}`)
+        .join(','),
       PORT: String(ports[names.indexOf(name)]),
       ...(broker ? { AMQP_URL: broker.url } : {}),
       ...env,
@@ -61,13 +60,21 @@ export async function bootStack(factories: Record<string, ServiceFactory>, env: 
     for (const s of [...started.values()].reverse()) await s.stop().catch(() => undefined);
     started.clear();
   };
-  try {
-    for (const name of names) await startOne(name);
-  } catch (err) {
-    await stopAll();
-    await db.drop();
-    await broker?.stop();
-    throw err;
+  // a port found free can be taken before a service listens on it (an outbound connection's ephemeral
+  // port, another suite's server): the stack then starts again on other ports
+  for (let attempt = 1; ; attempt++) {
+    ports = await Promise.all(names.map(() => freePort()));
+    urls = Object.fromEntries(names.map((n, i) => [n, `http://127.0.0.1:${ports[i]}`]));
+    try {
+      for (const name of names) await startOne(name);
+      break;
+    } catch (err) {
+      await stopAll();
+      if (attempt < 3 && /EADDRINUSE/.test(`${(err as { code?: string }).code} ${(err as Error).message}`)) continue;
+      await db.drop();
+      await broker?.stop();
+      throw err;
+    }
   }
   return {
     urls,
