@@ -118,6 +118,15 @@ const ROWS: Row[] = [
   ['dcim.rearporttemplate', 'rear port template', 'dcim', 'rear-port-templates', ''],
   ['dcim.modulebaytemplate', 'module bay template', 'dcim', 'module-bay-templates', ''],
   ['dcim.devicebaytemplate', 'device bay template', 'dcim', 'device-bay-templates', ''],
+  // the rest of dcim (issue 10), and extras' config templates
+  ['dcim.inventoryitemtemplate', 'inventory item template', 'dcim', 'inventory-item-templates', ''],
+  ['dcim.modulebay', 'module bay', 'dcim', 'module-bays', 'tce'],
+  ['dcim.devicebay', 'device bay', 'dcim', 'device-bays', 'tce'],
+  ['dcim.inventoryitem', 'inventory item', 'dcim', 'inventory-items', 'tce'],
+  ['dcim.inventoryitemrole', 'inventory item role', 'dcim', 'inventory-item-roles', 'tce'],
+  ['dcim.virtualdevicecontext', 'virtual device context', 'dcim', 'virtual-device-contexts', 'tce'],
+  ['dcim.cabletermination', 'cable termination', 'dcim', 'cable-terminations', ''],
+  ['extras.configtemplate', 'config template', 'extras', 'config-templates', 'te'],
 ];
 
 export const CONTENT_TYPES: ContentType[] = ROWS.map(([label, verbose_name, service, endpoint, flags], i) => {
