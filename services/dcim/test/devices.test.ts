@@ -171,4 +171,33 @@ describe('devices', () => {
     expect((await suite.api().delete(`/api/dcim/platforms/${p.id}/`)).status).toBe(204);
     expect((await suite.api().get(`/api/dcim/devices/${d.id}/`)).body.platform).toBeNull();
   });
+
+  test('when a rack elevation is asked for, then its half units run top to bottom with the devices on them, paginated; as SVG it draws them', async () => {
+    const w = await world({ u_height: 2 });
+    const rack = await made('/api/dcim/racks/', { name: `Elev ${n}`, site: w.site.id, u_height: 4 });
+    const d = await made('/api/dcim/devices/', { name: `e-${n}`, device_type: w.dt.id, role: w.role.id, site: w.site.id, rack: rack.id, position: 2, face: 'front' });
+    const page = (await suite.api().get(`/api/dcim/racks/${rack.id}/elevation/?limit=3`)).body;
+    expect(page.count).toBe(8);
+    expect(page.results.map((u: Obj) => u.name)).toEqual(['U4.5', 'U4', 'U3.5']);
+    expect(page.next).toContain('offset=3');
+    const all = (await suite.api().get(`/api/dcim/racks/${rack.id}/elevation/?limit=0`)).body.results;
+    const nested = { id: d.id, url: d.url, display: d.name, name: d.name, display_name: d.name };
+    expect(all.find((u: Obj) => u.name === 'U3')).toEqual({ id: 3, name: 'U3', face: { value: 'front', label: 'Front' }, device: nested, occupied: true, display: 'U3' });
+    expect(all.filter((u: Obj) => u.occupied).map((u: Obj) => u.id)).toEqual([3.5, 3, 2.5, 2]);
+    const rear = (await suite.api().get(`/api/dcim/racks/${rack.id}/elevation/?face=rear&limit=0`)).body.results;
+    expect(rear.filter((u: Obj) => u.occupied).map((u: Obj) => u.id)).toEqual([3.5, 3, 2.5, 2]); // full depth
+    const lowest = (await suite.api().get(`/api/dcim/racks/${rack.id}/elevation/?expand_devices=false&limit=0`)).body.results;
+    expect(lowest.filter((u: Obj) => u.occupied).map((u: Obj) => u.id)).toEqual([2]);
+    const q = (await suite.api().get(`/api/dcim/racks/${rack.id}/elevation/?q=.5`)).body;
+    expect(q.results.map((u: Obj) => u.name)).toEqual(['U4.5', 'U3.5', 'U2.5', 'U1.5']);
+    const bad = await suite.api().get(`/api/dcim/racks/${rack.id}/elevation/?face=top`);
+    expect(bad.status).toBe(400);
+    expect(Object.keys(bad.body)).toEqual(['face']);
+    const svg = await suite.api().get(`/api/dcim/racks/${rack.id}/elevation/?render=svg`);
+    expect(svg.status).toBe(200);
+    expect(svg.headers.get('content-type')).toMatch(/^image\/svg\+xml/);
+    expect(svg.text).toContain(`>${d.name}</text>`);
+    expect(svg.text).toContain(d.url);
+    expect((await suite.api().get('/api/dcim/racks/999999/elevation/')).status).toBe(404);
+  });
 });
