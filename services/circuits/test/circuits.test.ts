@@ -1,4 +1,4 @@
-import { eventually } from '@inventory/testkit';
+import { eventually, readOutbox } from '@inventory/testkit';
 import { circuitsSuite, type Obj } from './stack';
 
 const suite = circuitsSuite();
@@ -20,6 +20,13 @@ const aSite = (body: Obj = {}) => {
   return made('/api/dcim/sites/', { name: `Circuit site ${n}`, slug: `circuit-site-${n}`, ...body }, dcim());
 };
 const ids = (r: { body: { results: Obj[] } }) => r.body.results.map((o) => o.id).sort((a: number, b: number) => a - b);
+
+test('when the API root of circuits is read, then it lists the six endpoints', async () => {
+  const r = await api().get('/api/circuits/');
+  expect(r.status).toBe(200);
+  expect(Object.keys(r.body)).toEqual(['circuit-terminations', 'circuit-types', 'circuits', 'provider-accounts', 'provider-networks', 'providers']);
+  expect(r.body.circuits).toMatch(/^http:\/\/[^/]+\/api\/circuits\/circuits\/$/);
+});
 
 describe('circuit terminations', () => {
   test('when a termination names neither or both of a site and a provider network, then NetBox\'s messages refuse it', async () => {
@@ -106,9 +113,13 @@ describe('circuit terminations', () => {
     got = (await api().get(`/api/circuits/circuits/${circuit.id}/`)).body;
     expect(got.termination_a).toBeNull();
     expect(got.termination_z).toMatchObject({ id: z.id });
-    // deleting the circuit deletes its terminations (CASCADE)
+    // deleting the circuit deletes its terminations (CASCADE), each with its own deleted event
     expect((await api().delete(`/api/circuits/circuits/${circuit.id}/`)).status).toBe(204);
     expect((await api().get(`/api/circuits/circuit-terminations/${z.id}/`)).status).toBe(404);
+    const events = (await readOutbox(suite.stack().databaseUrl, 'circuits')).filter(
+      (e) => e.event === 'deleted' && ((e.model === 'circuits.circuit' && e.object_id === circuit.id) || (e.model === 'circuits.circuittermination' && e.object_id === z.id)),
+    );
+    expect(events.map((e) => e.model).sort()).toEqual(['circuits.circuit', 'circuits.circuittermination']);
   });
 
   test('when a page of circuits with terminations is read, then it costs the same queries for one circuit, fifty or all', async () => {
