@@ -269,6 +269,8 @@ describe('filters through terminations', () => {
     // terminations filter by site alone (NetBox has no region filter on them)
     const terms = await api().get(`/api/circuits/circuit-terminations/?site=${inChild.slug}`);
     expect(terms.body.results.map((t: Obj) => t.circuit.id)).toEqual([one.circuit.id]);
+    const onNetwork = await api().get(`/api/circuits/circuit-terminations/?provider_network_id=${network.id}`);
+    expect(onNetwork.body.results.map((t: Obj) => [t.circuit.id, t.term_side])).toEqual([[three.circuit.id, 'Z']]);
     const ignored = await api().get(`/api/circuits/circuit-terminations/?region=${parent.slug}`);
     expect(ignored.headers.get('x-ignored-parameters')).toBe('region');
     // q reaches the terminations' cross-connect ids, and the providers' accounts
