@@ -24,6 +24,12 @@ export interface UniqueDef {
   message: string;
   /** Only enforced when these fields are null (e.g. name unique among tenants without a group). */
   whenNull?: string[];
+  /**
+   * Only enforced when these fields are not blank (Django's
+   * `condition=~Q(name="")`: a provider account's name unique per provider
+   * when it has one).
+   */
+  unlessBlank?: string[];
   /** Compare case-insensitively. */
   caseInsensitive?: boolean;
 }

@@ -69,7 +69,7 @@ runModelContract('device', {
   // primary and out-of-band IPs must be assigned to one of the device's interfaces first (devices.test.ts)
   crossServiceExclude: ['primary_ip4', 'primary_ip6', 'oob_ip', 'config_template'],
   filters: [
-    { query: (o) => `name=${o.find((x) => x.name).name.toUpperCase()}`, expect: (o) => [o.find((x) => x.name)] },
+    { query: (o) => `name=${o.find((x) => x.name)!.name.toUpperCase()}`, expect: (o) => o.filter((x) => x.name === o.find((y) => y.name)!.name) },
     { query: () => 'status=planned', expect: (o) => o.filter((x) => x.status.value === 'planned') },
     { query: () => 'tenant=device-tenant', expect: (o) => o.filter((x) => x.tenant) },
     { query: () => 'manufacturer=device-maker', expect: (o) => o },
