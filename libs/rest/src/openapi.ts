@@ -55,7 +55,7 @@ function readSchema(field: FieldDef, local: Map<string, ModelDef>, brief: boolea
       };
     }
     case 'fk': {
-      if (brief && field.readAs) return n({ type: 'string' });
+      if (brief && field.readAs) return n({ type: field.readAs === 'id' ? 'integer' : 'string' });
       const target = local.get(field.to);
       const nested = target ? `Brief${schemaName(target)}` : null;
       if (!nested) return { ...LOOSE_OBJECT, nullable: !!field.nullable };
