@@ -68,12 +68,22 @@ export interface ModelDef {
 }
 
 export interface ModelHooks {
+  /** Rewrites a write's body before it is read: a deprecated alias of a field (a device's `device_role` for `role`). */
+  input?: (body: Row) => Row;
   /**
    * Model-level validation after fields are resolved; throw ValidationError.
    * `body` is the request's object as sent (what a declaration cannot store
    * as a column, such as a cable's terminations, is read from it).
    */
   validate?: (data: Row, existing: Row | null, ctx: WriteContext, body: Row) => Promise<void> | void;
+  /**
+   * Runs inside a create's transaction once its rows are stored (a bulk
+   * create's all at once, ids in the rows' order, with the column values
+   * each set): creates what belongs to the new objects (a device's
+   * components from its type's templates), set-based, each noted with
+   * `noteTouched` so it has its own change record and event.
+   */
+  afterCreate?: (ids: number[], columns: Row[], ctx: WriteContext) => Promise<void>;
   /** Adjust stored values before insert/update (e.g. hash a password, generate a key). */
   beforeSave?: (data: Row, existing: Row | null, ctx: WriteContext) => Promise<void> | void;
   /**

@@ -3,6 +3,10 @@ import { contentType } from '@inventory/refs';
 import { DECIMAL_DIGITS, DECIMAL_PLACES, type FieldDef, type ChoiceField, type NumberField, type StringField } from './fields';
 import type { ModelDef } from './model';
 
+/** NetBox's message for JSON that is not an object; joi reads braces in a message as a template, so it is put in after. */
+const JSON_OBJECT = 'json-object';
+const JSON_OBJECT_MESSAGE = 'JSON data must be in object form. Example: {"foo": 123}';
+
 /** DRF's texts, so clients see the messages they already know. */
 const MESSAGES: Joi.LanguageMessages = {
   'any.required': 'This field is required.',
@@ -121,7 +125,7 @@ function scalarSchema(field: FieldDef): Joi.Schema | null {
           'any.custom': MESSAGES['date.base'] as string,
         });
     case 'json':
-      if (field.shape === 'object') return Joi.object().unknown(true).messages({ 'object.base': 'JSON data must be in object form. Example: {"foo": 123}' });
+      if (field.shape === 'object') return Joi.object().unknown(true).messages({ 'object.base': JSON_OBJECT });
       if (field.shape === 'object-or-array') return Joi.alternatives(Joi.object().unknown(true), Joi.array()).messages({ 'alternatives.types': 'Value must be a JSON object or list.' });
       return Joi.any();
     case 'choice':
@@ -249,7 +253,7 @@ export function validateScalars(model: ModelDef, mode: WriteMode, body: Record<s
   for (const d of error?.details ?? []) {
     const key = String(d.path[0] ?? '__all__');
     if (errors[key]) continue;
-    (errors[key] ??= []).push(d.message);
+    (errors[key] ??= []).push(d.message === JSON_OBJECT ? JSON_OBJECT_MESSAGE : d.message);
   }
   return { values: value as Record<string, unknown>, errors };
 }

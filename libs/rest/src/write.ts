@@ -64,13 +64,14 @@ function defaultOf(field: FieldDef): unknown {
 export async function prepare(
   ctx: ServiceContext,
   model: ModelDef,
-  body: unknown,
+  input: unknown,
   mode: WriteMode,
   existing: Row | null,
   wctx: WriteContext,
   opts: { deferUnique?: boolean } = {},
 ): Promise<Prepared> {
-  if (!isPlainObject(body)) throw notADict(body);
+  if (!isPlainObject(input)) throw notADict(input);
+  const body = model.hooks.input ? model.hooks.input(input) : input;
   const { values, errors } = validateScalars(model, mode, body);
   const columns: Row = {};
   const m2m = new Map<string, number[]>();
@@ -359,7 +360,7 @@ export async function protectingObjects(ctx: ServiceContext, label: string, ids:
   const found: string[] = [];
   for (const other of ctx.models.values()) {
     for (const [name, field] of Object.entries(other.fields)) {
-      if (field.type !== 'fk' || field.to !== label || field.onDelete !== 'PROTECT') continue;
+      if (field.type !== 'fk' || field.virtual || field.to !== label || field.onDelete !== 'PROTECT') continue;
       const rows = await q.query(sql`SELECT * FROM ${raw(ctx.db.table(other.table))} WHERE ${ident(`${name}_id`)} = ANY(${ids}::bigint[]) ORDER BY id`);
       // full representations, so the display names its related objects as NetBox's str() does
       for (const r of await represent(ctx, other, rows, 'full', '', q)) found.push(`${String(r.display)} (${String(r.id)})`);
@@ -448,9 +449,10 @@ export async function removeGenericReferrers(
 export async function remove(ctx: ServiceContext, model: ModelDef, ids: number[], wctx: WriteContext): Promise<void> {
   if (!ids.length) return;
   await checkProtected(ctx, model, ids, wctx.tx);
+  if (model.hooks.beforeDelete) await model.hooks.beforeDelete(ids, wctx);
   for (const other of ctx.models.values()) {
     for (const [name, field] of Object.entries(other.fields)) {
-      if (field.type !== 'fk' || field.to !== model.label || field.onDelete === 'PROTECT') continue;
+      if (field.type !== 'fk' || field.virtual || field.to !== model.label || field.onDelete === 'PROTECT') continue;
       if (other.readOnly) {
         await applyToLog(ctx, other, name, field.onDelete, ids, wctx.tx);
         continue;
@@ -459,7 +461,6 @@ export async function remove(ctx: ServiceContext, model: ModelDef, ids: number[]
       if (touched.deleted || touched.updated) noteTouched(wctx, other, touched);
     }
   }
-  if (model.hooks.beforeDelete) await model.hooks.beforeDelete(ids, wctx);
   const tagged = raw(ctx.db.table(TAGGED_ITEM_TABLE));
   await wctx.tx.query(sql`DELETE FROM ${tagged} WHERE content_type = ${model.label} AND object_id = ANY(${ids}::bigint[])`);
   await wctx.tx.query(sql`DELETE FROM ${raw(ctx.db.table(model.table))} WHERE id = ANY(${ids}::bigint[])`);

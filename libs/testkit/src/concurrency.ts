@@ -235,7 +235,7 @@ async function checkInvariants(ctx: PassContext, defects: Defects, counted: { na
     const other = ctx.declared.get(def.model);
     if (!other || !counted.some((x) => x.name === name)) continue;
     const fk = other.model.fields[def.field] as RelationField | undefined;
-    if (fk?.type !== 'fk') continue;
+    if (fk?.type !== 'fk' || fk.virtual) continue;
     const counts = db.table(other.model.table);
     const extra = def.where ? ` AND ${def.where}` : '';
     const recount = def.tree

@@ -13,7 +13,8 @@ import { CABLE_TERMINATION_TABLE, destinationsOf, node, parseNode, pathsByIds, r
 /** The cabled fields, in NetBox's wire order: `mark_connected, cable, cable_end, link_peers, link_peers_type`. */
 export function cabledFields(): Record<string, FieldDef> {
   return {
-    mark_connected: f.boolean(false),
+    // components made from templates leave it unset: read and filtered as false
+    mark_connected: f.boolean(false, { filter: false }),
     // read-only: a cable is attached by writing the cable; its PK in the nested form
     cable: f.fk('dcim.cable', 'SET_NULL', { readOnly: true, filterKey: null, filter: false, readAs: 'id' }),
     cable_end: f.string(1, { readOnly: true, filter: false }),
@@ -37,8 +38,9 @@ export const occupiedField = (): FieldDef => f.boolean(false, { readOnly: true, 
 /** `cabled`, `occupied`, `cable_end` (CabledObjectFilterSet) and, on path endpoints, `connected` (PathEndpointFilterSet). */
 export function cabledFilters(ctx: ServiceContext, endpoint: boolean): FilterDef[] {
   const defs: FilterDef[] = [
+    { kind: 'boolean', name: 'mark_connected', expr: sql`COALESCE(t.mark_connected, FALSE)` },
     { kind: 'boolean', name: 'cabled', expr: sql`(t.cable_id IS NOT NULL)` },
-    { kind: 'boolean', name: 'occupied', expr: sql`(t.cable_id IS NOT NULL OR t.mark_connected)` },
+    { kind: 'boolean', name: 'occupied', expr: sql`(t.cable_id IS NOT NULL OR COALESCE(t.mark_connected, FALSE))` },
     { kind: 'choice', name: 'cable_end', expr: sql`NULLIF(t.cable_end, '')`, choices: ['A', 'B'], single: true, coerce: (v) => v },
   ];
   if (endpoint) {
@@ -87,6 +89,7 @@ export function decorateCabled(endpoint: boolean, connectionStatus = false): Non
     } else {
       rows.forEach((r, i) => {
         if ('cable_end' in out[i]) out[i].cable_end = r.cable_end ?? '';
+        if ('mark_connected' in out[i]) out[i].mark_connected = !!r.mark_connected;
       });
       if (shown('link_peers') || shown('link_peers_type')) {
         const cables = [...new Set(rows.filter(cabled).map((r) => Number(r.cable_id)))];

@@ -1,6 +1,6 @@
-import { ValidationError } from '@inventory/core';
-import { sql, raw, type FilterDef, type Sql } from '@inventory/filtering';
-import { defineModel, f, keyResolver, type FieldDef, type ModelDef, type ModelHooks, type Row, type ServiceContext, type UniqueDef, type WriteContext } from '@inventory/rest';
+import { sql, raw, type FilterDef } from '@inventory/filtering';
+import { defineModel, f, type FieldDef, type ModelDef, type ModelHooks, type Row, type ServiceContext, type UniqueDef, type WriteContext } from '@inventory/rest';
+import { checkNotMoved, componentDevice, deviceComponentFilters } from './device-component';
 import { cabledFields, cabledFilters, checkCabled, decorateCabled, deleteCabled, endpointFields, occupiedField } from '../cabling/cabled';
 
 export interface ComponentOptions {
@@ -46,7 +46,7 @@ export function component(o: ComponentOptions): ModelDef {
     table: o.table,
     verboseName: o.verboseName,
     fields: {
-      device: f.fk('dcim.device', 'CASCADE', { required: true, filterKey: 'name' }),
+      device: componentDevice(),
       ...(o.beforeModule ?? {}),
       module: f.fk('dcim.module', 'CASCADE', { nullable: true, filterKey: null }),
       name: f.name(64, { natural: true }),
@@ -70,63 +70,12 @@ export function component(o: ComponentOptions): ModelDef {
       beforeDelete: deleteCabled(o.label),
       ...(o.hooks ?? {}),
       validate: async (row, existing, wctx) => {
-        checkDevice(row, existing);
+        checkNotMoved(row, existing);
         checkCabled(row);
         await o.validate?.(row, existing, wctx);
       },
     },
   });
-}
-
-/** ComponentModel.clean(): a component stays on its device. */
-function checkDevice(row: Row, existing: Row | null): void {
-  if (existing && String(existing.device_id) !== String(row.device_id)) {
-    throw new ValidationError({ device: ['Components cannot be moved to a different device.'] });
-  }
-}
-
-/** A column of the component's device (`(SELECT d.<col> FROM device d WHERE d.id = t.device_id)`). */
-function deviceColumn(ctx: ServiceContext, column: string): Sql {
-  return sql`(SELECT d.${raw(`"${column}"`)} FROM ${raw(ctx.db.table('device'))} d WHERE d.id = t.device_id)`;
-}
-
-/** A column of the component's device's site. */
-function siteColumn(ctx: ServiceContext, column: string): Sql {
-  return sql`(SELECT s.${raw(`"${column}"`)} FROM ${raw(ctx.db.table('device'))} d JOIN ${raw(ctx.db.table('site'))} s ON s.id = d.site_id WHERE d.id = t.device_id)`;
-}
-
-/**
- * NetBox's DeviceComponentFilterSet beyond `device`/`device_id` and
- * `module_id` (generated from the fields): the device's site scope (region
- * and site group at any depth), location, rack (by name), device type (by
- * model) and role (with the deprecated `device_role` aliases).
- */
-export function deviceComponentFilters(ctx: ServiceContext): FilterDef[] {
-  const rel = (name: string, expr: Sql, label: string, key: string, tree = false): FilterDef => ({
-    kind: 'relation',
-    name,
-    expr,
-    keyType: key === 'id' ? 'integer' : 'string',
-    resolve: keyResolver(ctx, label, key, tree),
-  });
-  return [
-    rel('region_id', siteColumn(ctx, 'region_id'), 'dcim.region', 'id', true),
-    rel('region', siteColumn(ctx, 'region_id'), 'dcim.region', 'slug', true),
-    rel('site_group_id', siteColumn(ctx, 'group_id'), 'dcim.sitegroup', 'id', true),
-    rel('site_group', siteColumn(ctx, 'group_id'), 'dcim.sitegroup', 'slug', true),
-    rel('site_id', deviceColumn(ctx, 'site_id'), 'dcim.site', 'id'),
-    rel('site', deviceColumn(ctx, 'site_id'), 'dcim.site', 'slug'),
-    rel('location_id', deviceColumn(ctx, 'location_id'), 'dcim.location', 'id'),
-    rel('location', deviceColumn(ctx, 'location_id'), 'dcim.location', 'slug'),
-    rel('rack_id', deviceColumn(ctx, 'rack_id'), 'dcim.rack', 'id'),
-    rel('rack', deviceColumn(ctx, 'rack_id'), 'dcim.rack', 'name'),
-    rel('device_type_id', deviceColumn(ctx, 'device_type_id'), 'dcim.devicetype', 'id'),
-    rel('device_type', deviceColumn(ctx, 'device_type_id'), 'dcim.devicetype', 'model'),
-    rel('role_id', deviceColumn(ctx, 'role_id'), 'dcim.devicerole', 'id'),
-    rel('role', deviceColumn(ctx, 'role_id'), 'dcim.devicerole', 'slug'),
-    rel('device_role_id', deviceColumn(ctx, 'role_id'), 'dcim.devicerole', 'id'),
-    rel('device_role', deviceColumn(ctx, 'role_id'), 'dcim.devicerole', 'slug'),
-  ];
 }
 
 /** The component a reference names (its device, name, label and the columns asked for), or undefined. */

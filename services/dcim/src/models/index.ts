@@ -19,6 +19,11 @@ import { rearPortTemplate } from './rearPortTemplate';
 import { frontPortTemplate } from './frontPortTemplate';
 import { moduleBayTemplate } from './moduleBayTemplate';
 import { deviceBayTemplate } from './deviceBayTemplate';
+import { device } from './device';
+import { virtualChassis } from './virtualChassis';
+import { moduleBay } from './moduleBay';
+import { deviceBay } from './deviceBay';
+import { module } from './module';
 import { cable } from './cable';
 import { cableTermination } from './cableTermination';
 import { powerPanel } from './powerPanel';
@@ -31,11 +36,11 @@ import { iface } from './interface';
 import { rearPort } from './rearPort';
 import { frontPort } from './frontPort';
 
-export { region, siteGroup, site, location, manufacturer, rackRole, deviceRole, platform, rack, rackReservation, deviceType, moduleType, consolePortTemplate, consoleServerPortTemplate, powerPortTemplate, powerOutletTemplate, interfaceTemplate, rearPortTemplate, frontPortTemplate, moduleBayTemplate, deviceBayTemplate, cable, cableTermination, powerPanel, powerFeed, consolePort, consoleServerPort, powerPort, powerOutlet, iface, rearPort, frontPort };
-export { SITE_STATUS, LOCATION_STATUS, RACK_STATUS, RACK_TYPE, RACK_WIDTH, RACK_DIMENSION_UNIT, WEIGHT_UNIT, SUBDEVICE_ROLE, DEVICE_AIRFLOW } from './choices';
+export { region, siteGroup, site, location, manufacturer, rackRole, deviceRole, platform, rack, rackReservation, deviceType, moduleType, consolePortTemplate, consoleServerPortTemplate, powerPortTemplate, powerOutletTemplate, interfaceTemplate, rearPortTemplate, frontPortTemplate, moduleBayTemplate, deviceBayTemplate, device, virtualChassis, moduleBay, deviceBay, module, cable, cableTermination, powerPanel, powerFeed, consolePort, consoleServerPort, powerPort, powerOutlet, iface, rearPort, frontPort };
+export { SITE_STATUS, LOCATION_STATUS, RACK_STATUS, RACK_TYPE, RACK_WIDTH, RACK_DIMENSION_UNIT, WEIGHT_UNIT, SUBDEVICE_ROLE, DEVICE_AIRFLOW, DEVICE_STATUS, DEVICE_FACE, MODULE_STATUS } from './choices';
 
 /** Cables, power panels and feeds, device components (0005_components_and_cables), after devices and modules. */
 const cabling = [cable, cableTermination, powerPanel, powerFeed, consolePort, consoleServerPort, powerPort, powerOutlet, iface, rearPort, frontPort];
 
 /** In dependency order (tables are created in this order). */
-export const models = [region, siteGroup, site, location, manufacturer, rackRole, deviceRole, platform, rack, rackReservation, deviceType, moduleType, consolePortTemplate, consoleServerPortTemplate, powerPortTemplate, powerOutletTemplate, interfaceTemplate, rearPortTemplate, frontPortTemplate, moduleBayTemplate, deviceBayTemplate, ...cabling];
+export const models = [region, siteGroup, site, location, manufacturer, rackRole, deviceRole, platform, rack, rackReservation, deviceType, moduleType, consolePortTemplate, consoleServerPortTemplate, powerPortTemplate, powerOutletTemplate, interfaceTemplate, rearPortTemplate, frontPortTemplate, moduleBayTemplate, deviceBayTemplate, device, virtualChassis, moduleBay, deviceBay, module, ...cabling];
