@@ -46,7 +46,8 @@ function readSchema(field: FieldDef, local: Map<string, ModelDef>, brief: boolea
     case 'choice': {
       const values = field.choices.map(([v]) => v);
       const valueType = typeof values[0] === 'number' ? 'integer' : 'string';
-      if (field.plain) return n({ type: valueType, enum: values });
+      // a blank plain choice (a cable's type) reads as ''
+      if (field.plain) return n({ type: valueType, enum: field.blank ? [...values, ''] : values });
       return {
         type: 'object',
         properties: { value: { type: valueType, enum: values }, label: { type: 'string' } },

@@ -42,6 +42,12 @@ export interface ContractOptions {
   volume?: number;
   /** Bodies for objects of other services' models this one refers to, by label (default: a name and slug). */
   targets?: Record<string, (i: number) => Obj>;
+  /**
+   * Services this model refers to that this repository does not serve yet
+   * (an interface's VLANs and VRF are ipam's): their cross-service pass waits
+   * for them, and fails once the stack runs one, so the entry is dropped.
+   */
+  unserved?: string[];
 }
 
 /** Models declared in this test file (jest loads modules per file), for passes that need another model's objects. */

@@ -178,10 +178,23 @@ export async function saveEnds(wctx: WriteContext, cable: number, given: Partial
       removed.push(...gone);
     }
     if (added.length) {
-      await wctx.tx.query(
-        sql`INSERT INTO ${table} (cable, cable_end, termination_type, termination_id)
-            SELECT ${cable}, ${end}, * FROM unnest(${added.map((t) => t.type)}::text[], ${added.map((t) => t.id)}::bigint[])`,
-      );
+      // one object on two cables of one bulk write (or two racing writes): the unique index refuses the second, as NetBox's check would
+      await wctx.tx.query(sql`SAVEPOINT cable_ends`);
+      try {
+        await wctx.tx.query(
+          sql`INSERT INTO ${table} (cable, cable_end, termination_type, termination_id)
+              SELECT ${cable}, ${end}, * FROM unnest(${added.map((t) => t.type)}::text[], ${added.map((t) => t.id)}::bigint[])`,
+        );
+      } catch (err) {
+        if ((err as { code?: string }).code !== '23505') throw err;
+        await wctx.tx.query(sql`ROLLBACK TO SAVEPOINT cable_ends`);
+        const [taken] = await wctx.tx.query(
+          sql`SELECT termination_type, termination_id, cable FROM ${table}
+               WHERE (termination_type, termination_id) IN (SELECT * FROM unnest(${added.map((t) => t.type)}::text[], ${added.map((t) => t.id)}::bigint[])) ORDER BY id LIMIT 1`,
+        );
+        const what = taken ? `${String(taken.termination_type)} ${Number(taken.termination_id)}: cable ${Number(taken.cable)}` : `${added[0].type} ${added[0].id}`;
+        throw new ValidationError({ __all__: [`Duplicate termination found for ${what}`] });
+      }
       await mirror(wctx, added, cable, end);
     }
   }
