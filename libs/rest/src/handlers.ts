@@ -131,6 +131,7 @@ export function modelHandlers(ctx: ServiceContext, model: ModelDef): ModelHandle
         if (errors.some((e) => Object.keys(e).length)) throw new ValidationError(bulk ? errors : errors[0]);
         const created = await insertMany(ctx, model, prepared, wctx.tx);
         if (model.hooks.afterCreate) await model.hooks.afterCreate(created, prepared.map((p) => p.columns), wctx);
+        if (model.hooks.afterSave) for (const [i, id] of created.entries()) await model.hooks.afterSave(id, items[i] as Row, null, wctx);
         await checkScope(ctx, model, created, scope, wctx.tx);
         return { status: 201, ids: created, bulk, touched: { created } };
       }, respond(req));
@@ -148,6 +149,7 @@ export function modelHandlers(ctx: ServiceContext, model: ModelDef): ModelHandle
         await capture(ctx, model, wctx, [existing]);
         const p = await prepare(ctx, model, req.body ?? {}, partial ? 'patch' : 'put', existing, wctx);
         await update(ctx, model, id, p, existing, wctx);
+        await model.hooks.afterSave?.(id, (req.body ?? {}) as Row, existing, wctx);
         await checkScope(ctx, model, [id], scope, wctx.tx);
         return { status: 200, ids: [id], bulk: false, touched: { updated: [existing] } };
       }, respond(req));
@@ -169,6 +171,7 @@ export function modelHandlers(ctx: ServiceContext, model: ModelDef): ModelHandle
           delete item.id;
           const p = await prepare(ctx, model, item, partial ? 'patch' : 'put', existing, wctx);
           await update(ctx, model, Number(existing.id), p, existing, wctx);
+          await model.hooks.afterSave?.(Number(existing.id), item, existing, wctx);
         }
         const done = rows.map((r) => Number(r.id));
         await checkScope(ctx, model, done, scope, wctx.tx);

@@ -76,8 +76,12 @@ export interface ModelDef {
 export interface ModelHooks {
   /** Rewrites a write's body before it is read: a deprecated alias of a field (a device's `device_role` for `role`). */
   input?: (body: Row) => Row;
-  /** Model-level validation after fields are resolved; throw ValidationError. */
-  validate?: (data: Row, existing: Row | null, ctx: WriteContext) => Promise<void> | void;
+  /**
+   * Model-level validation after fields are resolved; throw ValidationError.
+   * `body` is the request's object as sent (what a declaration cannot store
+   * as a column, such as a cable's terminations, is read from it).
+   */
+  validate?: (data: Row, existing: Row | null, ctx: WriteContext, body: Row) => Promise<void> | void;
   /**
    * Runs inside a create's transaction once its rows are stored (a bulk
    * create's all at once, ids in the rows' order, with the column values
@@ -93,7 +97,8 @@ export interface ModelHooks {
    * queries go through `q`: inside a write it is the write's transaction.
    * `wants(key)` says whether a key is shown (`fields=` / `omit=`): a hook may
    * skip the work for keys that are not (the rows then hold only the columns
-   * of the shown fields; a virtual field shown reads the whole row).
+   * of the shown fields; a virtual field shown reads the whole row). `base`
+   * is the API's absolute base, for the urls of objects the hook nests.
    */
   decorate?: (
     rows: Row[],
@@ -107,6 +112,13 @@ export interface ModelHooks {
    * `noteTouched` so it has its own change record and event.
    */
   afterUpdate?: (id: number, columns: Row, existing: Row, ctx: WriteContext) => Promise<void>;
+  /**
+   * Runs inside a create's or an update's transaction once the object's row
+   * (and its links) are stored, with the request's object as sent: writes
+   * what the object owns beyond its row (a cable's terminations, the cable
+   * paths through them). Objects it changes are noted with `noteTouched`.
+   */
+  afterSave?: (id: number, body: Row, existing: Row | null, ctx: WriteContext) => Promise<void>;
   /** Runs inside the delete transaction before rows go (e.g. remove dependants). */
   beforeDelete?: (ids: number[], ctx: WriteContext) => Promise<void>;
   /** After a write committed (e.g. tell other services to drop caches). */

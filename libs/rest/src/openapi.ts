@@ -46,7 +46,8 @@ function readSchema(field: FieldDef, local: Map<string, ModelDef>, brief: boolea
     case 'choice': {
       const values = field.choices.map(([v]) => v);
       const valueType = typeof values[0] === 'number' ? 'integer' : 'string';
-      if (field.plain) return n({ type: valueType, enum: values });
+      // a blank plain choice (a cable's type) reads as ''
+      if (field.plain) return n({ type: valueType, enum: field.blank ? [...values, ''] : values });
       return {
         type: 'object',
         properties: { value: { type: valueType, enum: values }, label: { type: 'string' } },
@@ -55,7 +56,7 @@ function readSchema(field: FieldDef, local: Map<string, ModelDef>, brief: boolea
       };
     }
     case 'fk': {
-      if (brief && field.readAs) return n({ type: 'string' });
+      if (brief && field.readAs) return n({ type: field.readAs === 'id' ? 'integer' : 'string' });
       const target = local.get(field.to);
       const nested = target ? `Brief${schemaName(target)}` : null;
       if (!nested) return { ...LOOSE_OBJECT, nullable: !!field.nullable };

@@ -168,7 +168,7 @@ export async function prepare(
   const merged: Row = { ...(existing ?? {}), ...columns };
   if (!opts.deferUnique) await checkUnique(ctx, model, merged, existing ? Number(existing.id) : null, wctx.tx);
   if (model.tree) await checkTreeParent(ctx, model, merged, existing, wctx.tx);
-  if (model.hooks.validate) await model.hooks.validate(merged, existing, wctx);
+  if (model.hooks.validate) await model.hooks.validate(merged, existing, wctx, body);
   if (model.hooks.beforeSave) await model.hooks.beforeSave(columns, existing, wctx);
   return { columns, m2m, tags, ...(opts.deferUnique ? { unique: merged } : {}) };
 }

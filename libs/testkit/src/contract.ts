@@ -48,6 +48,12 @@ export interface ContractOptions {
    * assigned to one of its interfaces).
    */
   crossServiceExclude?: string[];
+  /**
+   * Services this model refers to that this repository does not serve yet
+   * (an interface's VLANs and VRF are ipam's): their cross-service pass waits
+   * for them, and fails once the stack runs one, so the entry is dropped.
+   */
+  unserved?: string[];
 }
 
 /** Models declared in this test file (jest loads modules per file), for passes that need another model's objects. */
