@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { DataTypes, type ModelAttributeColumnOptions, type QueryInterface, Sequelize } from 'sequelize';
 import { Umzug, SequelizeStorage } from 'umzug';
-import { DECIMAL_DIGITS, DECIMAL_PLACES, type FieldDef } from './fields';
+import { DECIMAL_DIGITS, DECIMAL_PLACES, TEXT_TYPES, type FieldDef } from './fields';
 import type { ModelDef, UniqueDef } from './model';
 import { IDEMPOTENCY_TABLE } from './idempotency';
 import { NATURAL_KEY_LENGTH, naturalColumn } from './natural';
@@ -130,7 +130,9 @@ export async function createModelTables(qi: QueryInterface, schema: string, mode
     }
     // the database enforces the unique rules too, so two writes in one batch (or two racing requests) cannot both win
     for (const u of model.unique) {
-      const cols = u.fields.map((f) => (u.caseInsensitive ? `lower("${fieldColumn(model, f)}")` : `"${fieldColumn(model, f)}"`));
+      // case-insensitive rules compare text columns lowered; the relations among their fields are ids
+      const lowered = (f: string) => u.caseInsensitive && TEXT_TYPES.has(model.fields[f]?.type);
+      const cols = u.fields.map((f) => (lowered(f) ? `lower("${fieldColumn(model, f)}")` : `"${fieldColumn(model, f)}"`));
       const where = u.whenNull?.length ? ` WHERE ${u.whenNull.map((f) => `"${fieldColumn(model, f)}" IS NULL`).join(' AND ')}` : '';
       await q(`CREATE UNIQUE INDEX "${uniqueIndexName(model, u)}" ON "${schema}"."${model.table}" (${cols.join(', ')})${where}`);
     }

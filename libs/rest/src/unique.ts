@@ -45,9 +45,9 @@ function probe(rule: Rule, row: Row, field: boolean): unknown[] | null {
   const values = rule.columns.map((c) => row[c]);
   if (values.some((v) => v === undefined)) return null;
   if (field && (values[0] === null || values[0] === '')) return null; // a blank unique field is not compared
-  if (rule.whenNull.length) {
-    if (rule.whenNull.some((c) => (row[c] ?? null) !== null)) return null;
-  } else if (values.some((v) => v === null)) return null; // NULLs are distinct
+  if (rule.whenNull.some((c) => (row[c] ?? null) !== null)) return null;
+  // NULLs are distinct, in a rule that applies only when other columns are null too (as in its partial index)
+  if (values.some((v) => v === null)) return null;
   return values;
 }
 
