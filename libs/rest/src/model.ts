@@ -1,6 +1,6 @@
 import type { FilterDef } from '@inventory/filtering';
 import type { FieldDef } from './fields';
-import type { Change, Row, WriteContext } from './types';
+import type { Change, Row, Touched, WriteContext } from './types';
 import type { ServiceContext } from './registry';
 import type { Queryable } from './db';
 
@@ -91,6 +91,15 @@ export interface ModelHooks {
    * `noteTouched` so it has its own change record and event.
    */
   afterUpdate?: (id: number, columns: Row, existing: Row, ctx: WriteContext) => Promise<void>;
+  /**
+   * Runs inside a REST write's transaction once its handler applied it, with
+   * what it created, updated and deleted (before the changes are recorded):
+   * keeps derived values of other objects current (a virtual machine's disk
+   * total from its virtual disks), each changed object noted with
+   * `noteTouched`. Objects deleted by a cascade from another model do not
+   * run it.
+   */
+  afterWrite?: (touched: Touched, ctx: WriteContext) => Promise<void>;
   /** Runs inside the delete transaction before rows go (e.g. remove dependants). */
   beforeDelete?: (ids: number[], ctx: WriteContext) => Promise<void>;
   /** After a write committed (e.g. tell other services to drop caches). */
