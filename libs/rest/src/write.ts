@@ -360,7 +360,10 @@ export async function protectingObjects(ctx: ServiceContext, label: string, ids:
   for (const other of ctx.models.values()) {
     for (const [name, field] of Object.entries(other.fields)) {
       if (field.type !== 'fk' || field.to !== label || field.onDelete !== 'PROTECT') continue;
-      const rows = await q.query(sql`SELECT * FROM ${raw(ctx.db.table(other.table))} WHERE ${ident(`${name}_id`)} = ANY(${ids}::bigint[]) ORDER BY id`);
+      // a reference to the model itself protects nothing that goes in the same delete (Django's RESTRICT: a
+      // virtual machine's child interfaces go with their parent when the machine's interfaces are deleted)
+      const self = other.label === label ? sql` AND NOT (id = ANY(${ids}::bigint[]))` : raw('');
+      const rows = await q.query(sql`SELECT * FROM ${raw(ctx.db.table(other.table))} WHERE ${ident(`${name}_id`)} = ANY(${ids}::bigint[])${self} ORDER BY id`);
       // full representations, so the display names its related objects as NetBox's str() does
       for (const r of await represent(ctx, other, rows, 'full', '', q)) found.push(`${String(r.display)} (${String(r.id)})`);
     }
