@@ -121,7 +121,14 @@ function scalarSchema(field: FieldDef): Joi.Schema | null {
           'any.custom': MESSAGES['date.base'] as string,
         });
     case 'json':
-      if (field.shape === 'object') return Joi.object().unknown(true).messages({ 'object.base': 'JSON data must be in object form. Example: {"foo": 123}' });
+      // the message is set on joi's report: as a message template, joi would read the example's braces as a variable (a 500)
+      if (field.shape === 'object') {
+        return Joi.object()
+          .unknown(true)
+          .error((reports) =>
+            (reports as Joi.ErrorReport[]).map((r) => Object.assign(r, r.code === 'object.base' ? { message: 'JSON data must be in object form. Example: {"foo": 123}' } : {})),
+          );
+      }
       if (field.shape === 'object-or-array') return Joi.alternatives(Joi.object().unknown(true), Joi.array()).messages({ 'alternatives.types': 'Value must be a JSON object or list.' });
       return Joi.any();
     case 'choice':
