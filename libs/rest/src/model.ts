@@ -65,6 +65,12 @@ export interface ModelDef {
   hooks: ModelHooks;
   /** OPTIONS `description` / name overrides. */
   description?: string;
+  /**
+   * OpenAPI component name, when the verbose name would take another
+   * model's (a VM interface is NetBox's `VMInterface`, not `Interface`,
+   * which is dcim's: the gateway's merged document keeps the first of a name).
+   */
+  schemaName?: string;
 }
 
 export interface ModelHooks {

@@ -19,6 +19,7 @@ export const vmInterface: ModelDef = defineModel({
   endpoint: 'interfaces',
   table: 'vm_interface',
   verboseName: 'interface',
+  schemaName: 'VMInterface',
   fields: {
     virtual_machine: machine(),
     name: f.name(64, { natural: true }),
