@@ -15,6 +15,12 @@ export interface CountDef {
   tree?: boolean;
   /** Extra condition on the counted rows (SQL over alias `c`). */
   where?: string;
+  /**
+   * Count through the object `field` points at: objects of `model` whose
+   * `field` names an object of `via.model` whose `via.field` is this one (a
+   * site's `virtualmachine_count`: machines whose cluster is in the site).
+   */
+  via?: { model: string; field: string };
 }
 
 export interface UniqueDef {
