@@ -188,7 +188,8 @@ async function checkInvariants(ctx: PassContext, defects: Defects, counted: { na
   for (const u of model.unique) {
     const cols = u.fields.map((n) => `"${column(model, n)}"`);
     const exprs = cols.map((c) => (u.caseInsensitive ? `lower(${c}::text)` : c));
-    const where = u.whenNull?.length ? u.whenNull.map((n) => `"${column(model, n)}" IS NULL`) : cols.map((c) => `${c} IS NOT NULL`);
+    // a rule's own columns are distinct when null (as in its index), also in a rule that applies when others are null
+    const where = [...(u.whenNull ?? []).map((n) => `"${column(model, n)}" IS NULL`), ...cols.map((c) => `${c} IS NOT NULL`)];
     const dup = await db.query(`SELECT ${exprs.map((e, i) => `${e} AS c${i}`).join(', ')}, count(*)::int AS n FROM ${t} WHERE ${where.join(' AND ')} GROUP BY ${exprs.join(', ')} HAVING count(*) > 1`);
     if (dup.length) bad(`unique rule (${u.fields.join(', ')}${u.whenNull ? ` when ${u.whenNull.join(', ')} is null` : ''}) is broken`, dup);
   }
