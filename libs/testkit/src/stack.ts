@@ -38,7 +38,7 @@ export async function bootStack(factories: Record<string, ServiceFactory>, env: 
   let urls: Record<string, string> = {};
   const config = (name: string) =>
     readConfig(baseConfig, {
-      LOG_LEVEL: 'silent',
+      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
       DATABASE_URL: db.url,
       DATABASE_POOL_MAX: '5',
       QUERY_COUNT_HEADER: 'true',
