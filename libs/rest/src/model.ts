@@ -13,7 +13,7 @@ export interface CountDef {
   field: string;
   /** Count objects attached to this node or any of its descendants. */
   tree?: boolean;
-  /** Extra condition on the counted rows (SQL over alias `c`). */
+  /** Extra condition on the counted rows (SQL over alias `c`; a projection's row keeps the owner's stored values in `c.data`). */
   where?: string;
   /**
    * Count through the object `field` points at: objects of `model` whose

@@ -44,10 +44,12 @@ export function countColumns(ctx: ServiceContext, model: ModelDef): Sql[] {
 function projectedCount(ctx: ServiceContext, model: ModelDef, name: string, def: ModelDef['counts'][string]): Sql {
   const ref = sql`(c.data->>${def.field})::bigint`;
   const table = projection(ctx, def.model);
+  // the extra condition reads the projected row: its stored values are `c.data`
+  const extra = def.where ? raw(` AND ${def.where}`) : raw('');
   if (def.tree) {
-    return sql`(SELECT count(*) FROM ${table} c JOIN ${raw(ctx.db.table(model.table))} g ON g.id = ${ref} WHERE NOT c.deleted AND g._path @> ARRAY[t.id]::bigint[]) AS ${ident(`__count_${name}`)}`;
+    return sql`(SELECT count(*) FROM ${table} c JOIN ${raw(ctx.db.table(model.table))} g ON g.id = ${ref} WHERE NOT c.deleted AND g._path @> ARRAY[t.id]::bigint[]${extra}) AS ${ident(`__count_${name}`)}`;
   }
-  return sql`(SELECT count(*) FROM ${table} c WHERE NOT c.deleted AND ${ref} = t.id) AS ${ident(`__count_${name}`)}`;
+  return sql`(SELECT count(*) FROM ${table} c WHERE NOT c.deleted AND ${ref} = t.id${extra}) AS ${ident(`__count_${name}`)}`;
 }
 
 /**
