@@ -211,7 +211,7 @@ describe('VM interfaces', () => {
     const vm = await aMachine({ site: (await aSite()).id });
     const plain = await made(`${V}/interfaces/`, { virtual_machine: vm.id, name: 'eth0' });
     const access = await made(`${V}/interfaces/`, { virtual_machine: vm.id, name: 'eth1', mode: 'access', mtu: 9000, enabled: false });
-    expect(plain).toMatchObject({ mode: null, enabled: true, mtu: null, mac_address: null, untagged_vlan: null, tagged_vlans: [], vrf: null, parent: null, bridge: null });
+    expect(plain).toMatchObject({ count_ipaddresses: 0, mode: null, enabled: true, mtu: null, mac_address: null, untagged_vlan: null, tagged_vlans: [], vrf: null, parent: null, bridge: null });
     expect(access.mode).toEqual({ value: 'access', label: 'Access' });
     expect(ids((await get(`${V}/interfaces/?virtual_machine_id=${vm.id}&mode=access`)).results)).toEqual([access.id]);
     expect(ids((await get(`${V}/interfaces/?virtual_machine_id=${vm.id}&enabled=false`)).results)).toEqual([access.id]);
