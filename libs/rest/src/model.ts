@@ -80,7 +80,11 @@ export interface ModelDef {
 }
 
 export interface ModelHooks {
-  /** Model-level validation after fields are resolved; throw ValidationError. */
+  /**
+   * Model-level validation after fields are resolved; throw ValidationError.
+   * `data` is the stored row with the request's columns over it, and the
+   * many-to-many lists the request writes (by field name, as ids).
+   */
   validate?: (data: Row, existing: Row | null, ctx: WriteContext) => Promise<void> | void;
   /** Adjust stored values before insert/update (e.g. hash a password, generate a key). */
   beforeSave?: (data: Row, existing: Row | null, ctx: WriteContext) => Promise<void> | void;

@@ -165,6 +165,8 @@ export async function prepare(
   if (Object.keys(errs).length) throw new ValidationError(errs);
 
   const merged: Row = { ...(existing ?? {}), ...columns };
+  // what the model's rules see: the many-to-many lists this request writes, as ids (a VM interface's tagged VLANs)
+  for (const [name, ids] of m2m) merged[name] = ids;
   if (!opts.deferUnique) await checkUnique(ctx, model, merged, existing ? Number(existing.id) : null, wctx.tx);
   if (model.tree) await checkTreeParent(ctx, model, merged, existing, wctx.tx);
   if (model.hooks.validate) await model.hooks.validate(merged, existing, wctx);
