@@ -304,3 +304,85 @@ describe('deletes across services', () => {
     expect((await api.get(`${V}/virtual-disks/${disk.id}/`)).status).toBe(404);
   });
 });
+
+describe("ipam's VLANs and addresses, as virtualization's projections hold them (ipam is not served yet)", () => {
+  /** Puts objects in virtualization's projection of an ipam model, as ipam's events would. */
+  const project = async (label: string, records: { id: number; nested: Obj; data: Obj }[]) => {
+    const pg = new (await import('pg')).default.Client({ connectionString: suite.stack().databaseUrl });
+    await pg.connect();
+    try {
+      for (const r of records) {
+        await pg.query(`INSERT INTO virtualization._proj_${label.replace('.', '_')} (id, version, nested, data) VALUES ($1, 1, $2, $3)`, [
+          r.id,
+          JSON.stringify(r.nested),
+          JSON.stringify({ id: r.id, ...r.data }),
+        ]);
+      }
+    } finally {
+      await pg.end();
+    }
+  };
+  const vlan = (id: number, vid: number, site: number | null) => ({
+    id,
+    nested: { id, url: `/api/ipam/vlans/${id}/`, display: `VLAN ${vid} (${vid})`, vid, name: `VLAN ${vid}` },
+    data: { vid, name: `VLAN ${vid}`, site },
+  });
+  const address = (id: number, text: string, assigned: number | null, natInside: number | null = null) => ({
+    id,
+    nested: { id, url: `/api/ipam/ip-addresses/${id}/`, display: text, family: text.includes(':') ? 6 : 4, address: text },
+    data: { address: text, assigned_object_type: assigned === null ? null : 'virtualization.vminterface', assigned_object_id: assigned, nat_inside: natInside },
+  });
+
+  test('when VLANs are of another site, then untagged and tagged assignments are refused; the 802.1Q mode clears them as NetBox does', async () => {
+    const site = await aSite();
+    const elsewhere = await aSite();
+    const vm = await aMachine({ site: site.id, name: 'vlan-host' });
+    await project('ipam.vlan', [vlan(9001, 10, site.id), vlan(9002, 20, null), vlan(9003, 30, elsewhere.id)]);
+    const api = suite.api();
+    const foreign = await api.post(`${V}/interfaces/`, { virtual_machine: vm.id, name: 'eth0', mode: 'access', untagged_vlan: 9003 });
+    expect(foreign.status).toBe(400);
+    expect(foreign.body).toEqual({
+      untagged_vlan: ["The untagged VLAN (VLAN 30 (30)) must belong to the same site as the interface's parent virtual machine, or it must be global."],
+    });
+    const taggedForeign = await api.post(`${V}/interfaces/`, { virtual_machine: vm.id, name: 'eth0', mode: 'tagged', tagged_vlans: [9001, 9003] });
+    expect(taggedForeign.body).toEqual({ tagged_vlans: ["VLAN VLAN 30 (30) must belong to the same site as the interface's parent virtual machine, or it must be global."] });
+    const trunk = await made(`${V}/interfaces/`, { virtual_machine: vm.id, name: 'eth0', mode: 'tagged', untagged_vlan: 9001, tagged_vlans: [9001, 9002] });
+    expect(trunk.untagged_vlan).toMatchObject({ id: 9001, vid: 10 });
+    expect(trunk.tagged_vlans.map((v: Obj) => v.vid)).toEqual([10, 20]);
+    expect(ids((await get(`${V}/interfaces/?vlan_id=9002`)).results)).toEqual([trunk.id]);
+    expect(ids((await get(`${V}/interfaces/?vlan=10`)).results)).toEqual([trunk.id]);
+    // a mode other than tagged drops the tagged VLANs; no mode drops the untagged one too
+    expect((await api.patch(`${V}/interfaces/${trunk.id}/`, { mode: 'access' })).body).toMatchObject({ mode: { value: 'access' }, tagged_vlans: [], untagged_vlan: { id: 9001 } });
+    expect((await api.patch(`${V}/interfaces/${trunk.id}/`, { mode: '' })).body).toMatchObject({ mode: null, untagged_vlan: null });
+  });
+
+  test('when primary addresses are set, then each must be of its family and on one of the machine\'s interfaces; primary_ip prefers IPv6', async () => {
+    const vm = await aMachine({ site: (await aSite()).id, name: 'ip-host' });
+    const other = await aMachine({ site: (await aSite()).id, name: 'ip-other' });
+    const eth0 = await made(`${V}/interfaces/`, { virtual_machine: vm.id, name: 'eth0' });
+    const far = await made(`${V}/interfaces/`, { virtual_machine: other.id, name: 'eth0' });
+    await project('ipam.ipaddress', [
+      address(9101, '192.0.2.10/24', eth0.id),
+      address(9102, '2001:db8::10/64', eth0.id),
+      address(9103, '192.0.2.99/24', far.id),
+      address(9104, '198.51.100.10/24', null, 9101),
+    ]);
+    const api = suite.api();
+    const wrongFamily = await api.patch(`${V}/virtual-machines/${vm.id}/`, { primary_ip4: 9102 });
+    expect(wrongFamily.status).toBe(400);
+    expect(wrongFamily.body).toEqual({ primary_ip4: ['Must be an IPv4 address. (2001:db8::10/64 is an IPv6 address.)'] });
+    expect((await api.patch(`${V}/virtual-machines/${vm.id}/`, { primary_ip4: 9103 })).body).toEqual({
+      primary_ip4: ['The specified IP address (192.0.2.99/24) is not assigned to this VM.'],
+    });
+    const v4 = (await api.patch(`${V}/virtual-machines/${vm.id}/`, { primary_ip4: 9101 })).body;
+    expect(v4.primary_ip4).toMatchObject({ id: 9101, address: '192.0.2.10/24' });
+    expect(v4.primary_ip).toEqual(v4.primary_ip4);
+    const both = (await api.patch(`${V}/virtual-machines/${vm.id}/`, { primary_ip6: 9102 })).body;
+    expect(both.primary_ip).toMatchObject({ id: 9102, family: 6 });
+    // the NAT outside address of one of its addresses will do
+    expect((await api.patch(`${V}/virtual-machines/${vm.id}/`, { primary_ip4: 9104 })).status).toBe(200);
+    expect(ids((await get(`${V}/virtual-machines/?has_primary_ip=true&id=${vm.id}&id=${other.id}`)).results)).toEqual([vm.id]);
+    expect(ids((await get(`${V}/virtual-machines/?q=2001:db8::1&id=${vm.id}&id=${other.id}`)).results)).toEqual([vm.id]);
+    expect((await get(`${V}/interfaces/${eth0.id}/`)).count_ipaddresses).toBe(2);
+  });
+});

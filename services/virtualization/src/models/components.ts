@@ -119,6 +119,7 @@ async function interfaceRow(wctx: WriteContext, id: unknown): Promise<Row | unde
 
 /** NetBox's VMInterface.clean(): parent and bridge on the same machine (and not the interface itself), the untagged VLAN global or in the machine's site. */
 async function checkInterface(row: Row, existing: Row | null, wctx: WriteContext): Promise<void> {
+  await checkTaggedVlans(row, wctx);
   if (isSet(row.mac_address) && normalizeMac(String(row.mac_address)) === null) {
     throw new ValidationError({ mac_address: [`Invalid MAC address format: ${String(row.mac_address)}`] });
   }
@@ -153,6 +154,23 @@ async function checkInterface(row: Row, existing: Row | null, wctx: WriteContext
         ],
       });
     }
+  }
+}
+
+/** NetBox's VMInterfaceSerializer.validate(): each tagged VLAN this request writes is global or in the machine's site. */
+async function checkTaggedVlans(row: Row, wctx: WriteContext): Promise<void> {
+  const tagged = row.tagged_vlans as number[] | undefined;
+  if (!tagged?.length) return;
+  const vlans = await wctx.tx.query(
+    sql`SELECT v.data->>'site' AS site, v.nested->>'display' AS display, m.site_id FROM ${projection(wctx.service, 'ipam.vlan')} v,
+           ${raw(wctx.service.db.table(virtualMachine.table))} m
+         WHERE v.id = ANY(${tagged}::bigint[]) AND m.id = ${row.virtual_machine_id} ORDER BY array_position(${tagged}::bigint[], v.id)`,
+  );
+  const stray = vlans.find((v) => isSet(v.site) && String(v.site) !== String(v.site_id ?? ''));
+  if (stray) {
+    throw new ValidationError({
+      tagged_vlans: [`VLAN ${String(stray.display)} must belong to the same site as the interface's parent virtual machine, or it must be global.`],
+    });
   }
 }
 
