@@ -386,3 +386,35 @@ describe("ipam's VLANs and addresses, as virtualization's projections hold them 
     expect((await get(`${V}/interfaces/${eth0.id}/`)).count_ipaddresses).toBe(2);
   });
 });
+
+describe('contacts', () => {
+  test('when contacts are assigned to clusters and machines, then the Contacts filters find them, and the assignments go with the object', async () => {
+    const tenancy = suite.stack().client('tenancy');
+    const group = await made('/api/tenancy/contact-groups/', { name: 'Ops', slug: 'ops' }, tenancy);
+    const contact = await made('/api/tenancy/contacts/', { name: 'Ada', group: group.id }, tenancy);
+    const role = await made('/api/tenancy/contact-roles/', { name: 'Owner', slug: 'owner' }, tenancy);
+    const cluster = await aCluster();
+    const quiet = await aCluster();
+    const vm = await aMachine({ cluster: cluster.id });
+    const assigned = await made(
+      '/api/tenancy/contact-assignments/',
+      [
+        { content_type: 'virtualization.cluster', object_id: cluster.id, contact: contact.id, role: role.id },
+        { content_type: 'virtualization.virtualmachine', object_id: vm.id, contact: contact.id, role: role.id },
+      ],
+      tenancy,
+    );
+    expect(assigned[0].object).toMatchObject({ id: cluster.id, name: cluster.name });
+    const found = async (path: string, q: string, among: number[]) => {
+      const r = await suite.api().get(`${V}/${path}/?${q}&${among.map((id) => `id=${id}`).join('&')}`);
+      return r.status === 200 ? ids(r.body.results) : r.status;
+    };
+    await eventually(async () => JSON.stringify(await found('clusters', `contact=${contact.id}`, [cluster.id, quiet.id])) === JSON.stringify([cluster.id]), 15_000, 'the cluster by contact');
+    expect(await found('clusters', `contact_role=${role.id}`, [cluster.id, quiet.id])).toEqual([cluster.id]);
+    await eventually(async () => JSON.stringify(await found('virtual-machines', `contact_group=${group.id}`, [vm.id])) === JSON.stringify([vm.id]), 15_000, 'the machine by contact group');
+    // deleting the machine deletes its assignment (tenancy consumes the delete)
+    expect((await suite.api().delete(`${V}/virtual-machines/${vm.id}/`)).status).toBe(204);
+    await eventually(async () => (await tenancy.get(`/api/tenancy/contact-assignments/${assigned[1].id}/`)).status === 404, 15_000, 'the assignment deleted');
+    expect((await tenancy.get(`/api/tenancy/contact-assignments/${assigned[0].id}/`)).status).toBe(200);
+  });
+});
