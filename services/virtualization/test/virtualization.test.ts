@@ -387,6 +387,42 @@ describe("ipam's VLANs and addresses, as virtualization's projections hold them 
   });
 });
 
+describe("dcim's devices as hosts, as virtualization's projection holds them (dcim does not serve devices yet)", () => {
+  test('when a cluster has host devices, then device_count counts them, a machine\'s device must be one of them, and the cluster keeps its hosts\' site', async () => {
+    const site = await aSite();
+    const other = await aSite();
+    const cluster = await aCluster({ site: site.id });
+    const elsewhere = await aCluster({ site: site.id });
+    const pg = new (await import('pg')).default.Client({ connectionString: suite.stack().databaseUrl });
+    await pg.connect();
+    try {
+      for (const [id, name, clusterId] of [[9201, 'host-1', cluster.id], [9202, 'host-2', elsewhere.id]] as const) {
+        await pg.query('INSERT INTO virtualization._proj_dcim_device (id, version, nested, data) VALUES ($1, 1, $2, $3)', [
+          id,
+          JSON.stringify({ id, url: `/api/dcim/devices/${id}/`, display: name, name }),
+          JSON.stringify({ id, name, site: site.id, cluster: clusterId }),
+        ]);
+      }
+    } finally {
+      await pg.end();
+    }
+    const api = suite.api();
+    expect((await get(`${V}/clusters/${cluster.id}/`)).device_count).toBe(1);
+    const noCluster = await api.post(`${V}/virtual-machines/`, { name: 'hosted', site: site.id, device: 9201 });
+    expect(noCluster.status).toBe(400);
+    expect(noCluster.body).toEqual({ device: ['Must specify a cluster when assigning a host device.'] });
+    const notHost = await api.post(`${V}/virtual-machines/`, { name: 'hosted', cluster: cluster.id, device: 9202 });
+    expect(notHost.body).toEqual({ device: [`The selected device (host-2) is not assigned to this cluster (${cluster.name}).`] });
+    const vm = await aMachine({ cluster: cluster.id, device: 9201 });
+    expect(vm.device).toMatchObject({ id: 9201, name: 'host-1' });
+    expect(ids((await get(`${V}/virtual-machines/?device=host-1`)).results)).toEqual([vm.id]);
+    // the cluster cannot move away from its hosts' site
+    const moved = await api.patch(`${V}/clusters/${cluster.id}/`, { site: other.id });
+    expect(moved.status).toBe(400);
+    expect(moved.body).toEqual({ site: [`1 devices are assigned as hosts for this cluster but are not in site ${other.name}`] });
+  });
+});
+
 describe('contacts', () => {
   test('when contacts are assigned to clusters and machines, then the Contacts filters find them, and the assignments go with the object', async () => {
     const tenancy = suite.stack().client('tenancy');
