@@ -12,6 +12,7 @@ const FACTORIES = {
   },
   dcim: () => require('@inventory/dcim').createService,
   circuits: () => require('@inventory/circuits').createService,
+  virtualization: () => require('@inventory/virtualization').createService,
 };
 
 async function main() {

@@ -21,6 +21,7 @@ const SERVICES = {
   tenancy: () => require('@inventory/tenancy').createService,
   dcim: () => require('@inventory/dcim').createService,
   circuits: () => require('@inventory/circuits').createService,
+  virtualization: () => require('@inventory/virtualization').createService,
   extras: () => require('@inventory/extras').createService,
   webhooks: () => (base) => { const w = require('@inventory/webhooks'); return w.createService(readConfig(w.webhooksConfig, { ...process.env, ...base })); },
 };

@@ -49,9 +49,10 @@ export interface ContractOptions {
    */
   crossServiceExclude?: string[];
   /**
-   * Services this model refers to that this repository does not serve yet
-   * (an interface's VLANs and VRF are ipam's): their cross-service pass waits
-   * for them, and fails once the stack runs one, so the entry is dropped.
+   * Labels of other services' models this one refers to that no service
+   * serves yet (ipam's addresses before ipam exists): the cross-service pass
+   * has no target to make for them and leaves them out, and fails once one
+   * is served (so the list is kept short).
    */
   unserved?: string[];
 }
