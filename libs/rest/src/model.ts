@@ -3,6 +3,7 @@ import type { FieldDef } from './fields';
 import type { Change, Row, WriteContext } from './types';
 import type { ServiceContext } from './registry';
 import type { Queryable } from './db';
+import type { ConfigContextDef } from './config-context';
 
 /**
  * A count shown on each object (`tenant_count`): objects of `model` whose
@@ -65,6 +66,12 @@ export interface ModelDef {
   hooks: ModelHooks;
   /** OPTIONS `description` / name overrides. */
   description?: string;
+  /**
+   * The object shows `config_context` (devices, virtual machines): the
+   * config contexts matching its criteria, merged, with its local context
+   * data on top; computed in SQL, one statement per page (config-context.ts).
+   */
+  configContext?: ConfigContextDef;
 }
 
 export interface ModelHooks {

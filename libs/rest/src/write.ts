@@ -119,6 +119,22 @@ export async function prepare(
           continue;
         }
       }
+      if (field.write === 'slug') {
+        // DRF's SlugRelatedField: strings only, each an existing slug
+        const bad = value.find((v) => typeof v !== 'string');
+        if (bad !== undefined) {
+          errs[name] = ['Invalid value.'];
+          continue;
+        }
+        relationTasks.push(() =>
+          resolveRefs(ctx, field.to, (value as string[]).map((slug) => ({ slug })), wctx.tx).then((results) => {
+            const missing = results.findIndex((r) => 'error' in r);
+            if (missing >= 0) errs[name] = [`Object with slug=${String(value[missing])} does not exist.`];
+            else m2m.set(name, [...new Set(results.map((r) => (r as { id: number }).id))]);
+          }),
+        );
+        continue;
+      }
       relationTasks.push(() =>
         resolveRefs(ctx, field.to, value, wctx.tx).then((results) => {
           const missing = results.findIndex((r) => 'error' in r);
