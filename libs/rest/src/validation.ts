@@ -121,7 +121,14 @@ function scalarSchema(field: FieldDef): Joi.Schema | null {
           'any.custom': MESSAGES['date.base'] as string,
         });
     case 'json':
-      if (field.shape === 'object') return Joi.object().unknown(true).messages({ 'object.base': 'JSON data must be in object form. Example: {"foo": 123}' });
+      // the text holds braces, which a joi message would read as a template: set on the error instead
+      if (field.shape === 'object')
+        return Joi.object()
+          .unknown(true)
+          .error((errs) => {
+            for (const e of errs as unknown as { code: string; message: string }[]) if (e.code === 'object.base') e.message = JSON_OBJECT_MESSAGE;
+            return errs as unknown as Error;
+          });
       if (field.shape === 'object-or-array') return Joi.alternatives(Joi.object().unknown(true), Joi.array()).messages({ 'alternatives.types': 'Value must be a JSON object or list.' });
       return Joi.any();
     case 'choice':
@@ -203,6 +210,9 @@ function decimalSchema(field: NumberField): Joi.Schema {
     return plain;
   });
 }
+
+/** DRF's JSONField text for a value that must be an object. */
+export const JSON_OBJECT_MESSAGE = 'JSON data must be in object form. Example: {"foo": 123}';
 
 export type WriteMode = 'create' | 'put' | 'patch';
 
