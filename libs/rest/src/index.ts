@@ -40,3 +40,4 @@ export * from './projection-feed';
 export * from './referrers';
 export * from './contact-filters';
 export * from './config-context';
+export * from './config-templates';

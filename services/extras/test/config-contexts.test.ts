@@ -1,6 +1,6 @@
 import { sql } from '@inventory/filtering';
 import type { BaseConfig } from '@inventory/core';
-import { createRestService, createModelTables, defineModel, f, ids, relatedId, treeIds, type ModelDef, type Migration } from '@inventory/rest';
+import { createRestService, createModelTables, defineModel, f, ids, relatedId, renderConfigHandler, treeIds, type ModelDef, type Migration } from '@inventory/rest';
 import { bootStack, eventually, type Client, type Stack } from '@inventory/testkit';
 import { createService as extras } from '@inventory/extras';
 import { createService as tenancy } from '@inventory/tenancy';
@@ -38,6 +38,7 @@ const cluster = defineModel({
     name: f.name(100, { unique: true }),
     type: f.fk('virtualization.clustertype', 'PROTECT', { required: true }),
     group: f.fk('virtualization.clustergroup', 'SET_NULL'),
+    config_template: f.fk('extras.configtemplate', 'PROTECT', { nullable: true, filterKey: null }),
   },
   brief: ['name'],
   display: (r) => String(r.name),
@@ -57,6 +58,7 @@ const machine = defineModel({
     platform: f.fk('dcim.platform', 'SET_NULL'),
     cluster: f.fk('virtualization.cluster', 'SET_NULL', { filterKey: null }),
     tenant: f.fk('tenancy.tenant', 'SET_NULL'),
+    config_template: f.fk('extras.configtemplate', 'PROTECT', { nullable: true, filterKey: null }),
     local_context_data: f.json({ nullable: true, shape: 'object', filter: false }),
   },
   brief: ['name'],
@@ -86,7 +88,15 @@ const machine = defineModel({
 const testModels = [clusterType, clusterGroup, cluster, machine];
 const testMigration: Migration = { name: '0001_test', up: ({ qi, schema }) => createModelTables(qi, schema, testModels) };
 const virtualization = (config: BaseConfig) =>
-  createRestService({ name: 'virtualization', area: 'virtualization', config, models: testModels, migrations: [testMigration] });
+  createRestService({
+    name: 'virtualization',
+    area: 'virtualization',
+    config,
+    models: testModels,
+    migrations: [testMigration],
+    // the machine's own template, else its cluster's (a stand-in for NetBox's role and platform)
+    routes: (app, ctx) => app.post('/api/virtualization/virtual-machines/:id/render-config/', renderConfigHandler(ctx, machine, { templateFrom: ['config_template', 'cluster'] })),
+  });
 
 let stack: Stack;
 let vz: Client;
@@ -366,5 +376,50 @@ describe('config contexts in extras', () => {
       expect([q, r.body.results?.map((o: Obj) => o.id)]).toEqual([q, [c.id]]);
     }
     expect((await ex.get('/api/extras/config-contexts/?site_group=gx&name=filtered')).body.count).toBe(0);
+  });
+});
+
+describe('render-config', () => {
+  test('when a machine has a template, then it renders with its config context, the request body over it and the machine itself', async () => {
+    const w = await theWorld();
+    const code = [
+      'hostname {{ virtualmachine.name }}',
+      '{% for s in ntp %}ntp {{ s }}\n{% endfor %}order={{ order }} site={{ virtualmachine.site.name | lower }} extra={{ extra | default("none") }}',
+    ].join('\n');
+    const tpl = await made(ex, '/api/extras/config-templates/', { name: 'vm template', template_code: code });
+    await made(ex, '/api/extras/config-contexts/', { name: 'ntp', sites: [w.hit.sites.id], data: { ntp: ['10.0.0.1', '10.0.0.2'] } });
+    const vm = await made(vz, '/api/virtualization/virtual-machines/', { name: 'rendered', site: w.hit.sites.id, config_template: tpl.id, local_context_data: { order: 'local' } });
+    const path = `/api/virtualization/virtual-machines/${vm.id}/render-config/`;
+    let r = await vz.post(path, {});
+    await eventually(async () => (r = await vz.post(path, {})).status === 200 && String(r.body.content).includes('ntp 10.0.0.2'));
+    expect(r.body).toEqual({
+      configtemplate: { id: tpl.id, url: expect.stringMatching(new RegExp(`/api/extras/config-templates/${tpl.id}/$`)), display: 'vm template', name: 'vm template' },
+      content: 'hostname rendered\nntp 10.0.0.1\nntp 10.0.0.2\norder=local site=s1 extra=none',
+    });
+    const over = await vz.post(path, { order: 'body', extra: 'given' });
+    expect(over.body.content).toBe('hostname rendered\nntp 10.0.0.1\nntp 10.0.0.2\norder=body site=s1 extra=given');
+    const text = await vz.post(path, {}, { headers: { accept: 'text/plain' } });
+    expect(text.status).toBe(200);
+    expect(text.headers.get('content-type')).toMatch(/^text\/plain/);
+    expect(text.text).toBe('hostname rendered\nntp 10.0.0.1\nntp 10.0.0.2\norder=local site=s1 extra=none');
+  });
+
+  test('when a machine has no template of its own, then the cluster template is used; with none at all, a 400; with a broken one, a 500 naming the line', async () => {
+    const w = await theWorld();
+    const tpl = await made(ex, '/api/extras/config-templates/', { name: 'cluster template', template_code: 'cluster {{ virtualmachine.cluster.name }}' });
+    const type = await made(vz, '/api/virtualization/cluster-types/', { name: 'CT render', slug: 'ct-render' });
+    const cl = await made(vz, '/api/virtualization/clusters/', { name: 'CL render', type: type.id, config_template: tpl.id });
+    const vm = await made(vz, '/api/virtualization/virtual-machines/', { name: 'by cluster', cluster: cl.id });
+    const r = await vz.post(`/api/virtualization/virtual-machines/${vm.id}/render-config/`, {});
+    expect([r.status, r.body.content, r.body.configtemplate?.id]).toEqual([200, 'cluster CL render', tpl.id]);
+    const none = await vz.post(`/api/virtualization/virtual-machines/${w.bare.id}/render-config/`, {});
+    expect([none.status, none.body]).toEqual([400, { error: 'No config template found for this virtual machine.' }]);
+    const broken = await made(ex, '/api/extras/config-templates/', { name: 'broken', template_code: 'fine\n{{ x | frobnicate }}' });
+    const bad = await made(vz, '/api/virtualization/virtual-machines/', { name: 'broken', config_template: broken.id });
+    const err = await vz.post(`/api/virtualization/virtual-machines/${bad.id}/render-config/`, {});
+    expect(err.status).toBe(500);
+    expect(err.body.detail).toMatch(/^An error occurred while rendering the template \(line 2\): .*frobnicate/);
+    expect((await vz.post('/api/virtualization/virtual-machines/999999/render-config/', {})).status).toBe(404);
+    expect((await vz.post(`/api/virtualization/virtual-machines/${vm.id}/render-config/`, [1])).status).toBe(400);
   });
 });
