@@ -137,6 +137,13 @@ export interface ManyField extends Base {
   idFilter?: string;
   /** Name of the `filterKey` filter (default the field's name): a config context's `regions` filter by `?region=<slug>`. */
   filterName?: string;
+  /**
+   * Deleting a linked object of this service is a change of the objects
+   * that linked it (each updated, with its event), not only a removed link
+   * row: set where other services project the links (a config context's
+   * criteria). Links to other services' objects always are.
+   */
+  removalIsChange?: boolean;
 }
 
 export interface ContentTypeField extends Base {

@@ -265,6 +265,28 @@ describe('config_context of a model that declares criteria', () => {
     await contextOf(w.bare.id, (x) => x.changing === undefined);
   });
 
+  test('when the only object a context names is deleted (in dcim, or a tag in extras), then the context loses it, with a change of its own, and matches every machine', async () => {
+    const w = await theWorld();
+    const dc = stack.client('dcim');
+    const region = await made(dc, '/api/dcim/regions/', { name: 'Doomed', slug: 'doomed' });
+    const tag = await made(ex, '/api/extras/tags/', { name: 'Doomed tag', slug: 'doomed-tag' });
+    const byRegion = await made(ex, '/api/extras/config-contexts/', { name: 'doomed region', regions: [region.id], data: { doomed_region: true } });
+    const byTag = await made(ex, '/api/extras/config-contexts/', { name: 'doomed tag', tags: [tag.slug], data: { doomed_tag: true } });
+    await contextOf(w.bare.id, (x) => x.global === true);
+    expect((await vz.get(`/api/virtualization/virtual-machines/${w.bare.id}/`)).body.config_context.doomed_region).toBeUndefined();
+    expect((await dc.delete(`/api/dcim/regions/${region.id}/`)).status).toBe(204);
+    expect((await ex.delete(`/api/extras/tags/${tag.id}/`)).status).toBe(204);
+    await contextOf(w.bare.id, (x) => x.doomed_region === true && x.doomed_tag === true);
+    for (const c of [byRegion, byTag]) {
+      const now = (await ex.get(`/api/extras/config-contexts/${c.id}/`)).body;
+      expect([now.regions, now.tags]).toEqual([[], []]);
+      const actions = async () =>
+        ((await ex.get(`/api/extras/object-changes/?changed_object_type=extras.configcontext&changed_object_id=${c.id}`)).body.results as Obj[]).map((r) => r.action.value).sort();
+      await eventually(async () => (await actions()).length === 2);
+      expect(await actions()).toEqual(['create', 'update']);
+    }
+  });
+
   test('when the read is brief or excludes config_context, then the key is left out; otherwise it follows custom_fields', async () => {
     const w = await theWorld();
     const path = `/api/virtualization/virtual-machines/`;

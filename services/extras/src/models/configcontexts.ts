@@ -54,7 +54,7 @@ export const configContext = defineModel({
     tenant_groups: criterion('tenancy.tenantgroup', 'config_context_tenant_groups', 'tenant_group_id', 'tenant_group'),
     tenants: criterion('tenancy.tenant', 'config_context_tenants', 'tenant_id', 'tenant'),
     // a criterion, not the tagging feature: written and read as slugs (NetBox's SlugRelatedField)
-    tags: f.m2m('extras.tag', 'config_context_tags', { write: 'slug', idFilter: 'tag_id', filterKey: 'slug', filterName: 'tag' }),
+    tags: f.m2m('extras.tag', 'config_context_tags', { write: 'slug', idFilter: 'tag_id', filterKey: 'slug', filterName: 'tag', removalIsChange: true }),
     ...syncedData(),
     data: f.json({ required: true, shape: 'object', filter: false }),
   },
