@@ -445,3 +445,24 @@ describe('render-config', () => {
     expect((await vz.post(`/api/virtualization/virtual-machines/${vm.id}/render-config/`, [1])).status).toBe(400);
   });
 });
+
+describe('config template render', () => {
+  test('when a template is rendered with a posted context, then the answer is NetBox shape, text on request, and a broken template a 500 naming the line', async () => {
+    const tpl = await made(ex, '/api/extras/config-templates/', {
+      name: 'standalone',
+      template_code: '{% for i in items %}\n- {{ i | upper }}\n{% endfor %}\n',
+      environment_params: { trim_blocks: true },
+    });
+    const r = await ex.post(`/api/extras/config-templates/${tpl.id}/render/`, { items: ['a', 'b'] });
+    expect(r.status).toBe(200);
+    expect(r.body.content).toBe('- A\n- B\n');
+    expect(r.body.configtemplate).toMatchObject({ id: tpl.id, display: 'standalone', name: 'standalone' });
+    const text = await ex.post(`/api/extras/config-templates/${tpl.id}/render/`, { items: ['c'] }, { headers: { accept: 'text/plain' } });
+    expect([text.status, text.text]).toEqual([200, '- C\n']);
+    const broken = await made(ex, '/api/extras/config-templates/', { name: 'broken standalone', template_code: '{% if x %}\nno end' });
+    const err = await ex.post(`/api/extras/config-templates/${broken.id}/render/`, {});
+    expect(err.status).toBe(500);
+    expect(err.body.detail).toMatch(/^An error occurred while rendering the template \(line \d+\): /);
+    expect((await ex.post('/api/extras/config-templates/999999/render/', {})).status).toBe(404);
+  });
+});
