@@ -29,7 +29,17 @@ const named = (label: string, endpoint: string, verboseName: string): ModelDef =
   });
 
 const clusterType = named('virtualization.clustertype', 'cluster-types', 'cluster type');
-const clusterGroup = named('virtualization.clustergroup', 'cluster-groups', 'cluster group');
+// a tree here (not in NetBox), so that a local tree criterion is exercised too
+const clusterGroup = defineModel({
+  label: 'virtualization.clustergroup',
+  endpoint: 'cluster-groups',
+  verboseName: 'cluster group',
+  fields: { name: f.name(100, { unique: true }), slug: f.slug(100, { unique: true }), parent: f.fk('virtualization.clustergroup', 'CASCADE', { nullable: true }) },
+  tree: true,
+  brief: ['name', 'slug'],
+  display: (r) => String(r.name),
+  ordering: ['_tree'],
+});
 const cluster = defineModel({
   label: 'virtualization.cluster',
   endpoint: 'clusters',
@@ -76,7 +86,7 @@ const machine = defineModel({
       roles: ids(sql`t.role_id`),
       platforms: ids(sql`t.platform_id`),
       cluster_types: ids(relatedId(ctx, 'virtualization.cluster', sql`t.cluster_id`, 'type')),
-      cluster_groups: ids(relatedId(ctx, 'virtualization.cluster', sql`t.cluster_id`, 'group')),
+      cluster_groups: treeIds(ctx, 'virtualization.clustergroup', relatedId(ctx, 'virtualization.cluster', sql`t.cluster_id`, 'group')),
       clusters: ids(sql`t.cluster_id`),
       tenant_groups: treeIds(ctx, 'tenancy.tenantgroup', relatedId(ctx, 'tenancy.tenant', sql`t.tenant_id`, 'group')),
       tenants: ids(sql`t.tenant_id`),
@@ -117,7 +127,7 @@ async function made(client: Client, path: string, body: Obj | Obj[]): Promise<an
 const CRITERIA = ['regions', 'site_groups', 'sites', 'locations', 'device_types', 'roles', 'platforms', 'cluster_types', 'cluster_groups', 'clusters', 'tenant_groups', 'tenants', 'tags'];
 
 interface World {
-  /** Objects by criterion: `hit` the machine matches (a tree's root for tree criteria), `miss` another one. */
+  /** Objects by criterion: `hit` the machine matches (for tree criteria the root above its node), `miss` another one. */
   hit: Record<string, Obj>;
   miss: Record<string, Obj>;
   vm: Obj;
@@ -156,8 +166,9 @@ const theWorld = () =>
     const ct = await made(vz, '/api/virtualization/cluster-types/', { name: 'CT', slug: 'ct' });
     const ctx = await made(vz, '/api/virtualization/cluster-types/', { name: 'CTX', slug: 'ctx' });
     const cg = await made(vz, '/api/virtualization/cluster-groups/', { name: 'CG', slug: 'cg' });
+    const cgChild = await made(vz, '/api/virtualization/cluster-groups/', { name: 'CG child', slug: 'cg-child', parent: cg.id });
     const cgx = await made(vz, '/api/virtualization/cluster-groups/', { name: 'CGX', slug: 'cgx' });
-    const cl = await made(vz, '/api/virtualization/clusters/', { name: 'CL', type: ct.id, group: cg.id });
+    const cl = await made(vz, '/api/virtualization/clusters/', { name: 'CL', type: ct.id, group: cgChild.id });
     const clx = await made(vz, '/api/virtualization/clusters/', { name: 'CLX', type: ctx.id });
     const tag = await made(ex, '/api/extras/tags/', { name: 'Tag A', slug: 'tag-a' });
     const tagx = await made(ex, '/api/extras/tags/', { name: 'Tag X', slug: 'tag-x' });
