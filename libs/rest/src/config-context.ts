@@ -37,6 +37,34 @@ export type ConfigContextCriterion = (typeof CONFIG_CONTEXT_CRITERIA)[number];
 /** The model of config contexts (extras), projected into every service whose models have one. */
 export const CONFIG_CONTEXT_LABEL = 'extras.configcontext';
 
+/**
+ * A device, for example (dcim: sites, regions, site groups, locations, types,
+ * roles and platforms are local; clusters, tenants and tenant groups are
+ * projected), with `local_context_data: f.json({ nullable: true, shape: 'object' })`
+ * among its fields:
+ *
+ *     configContext: {
+ *       reads: ['virtualization.cluster', 'tenancy.tenantgroup'],
+ *       criteria: (ctx) => ({
+ *         regions: treeIds(ctx, 'dcim.region', relatedId(ctx, 'dcim.site', sql`t.site_id`, 'region')),
+ *         site_groups: treeIds(ctx, 'dcim.sitegroup', relatedId(ctx, 'dcim.site', sql`t.site_id`, 'group')),
+ *         sites: ids(sql`t.site_id`),
+ *         locations: treeIds(ctx, 'dcim.location', sql`t.location_id`),
+ *         device_types: ids(sql`t.device_type_id`),
+ *         roles: ids(sql`t.role_id`),
+ *         platforms: ids(sql`t.platform_id`),
+ *         cluster_types: ids(relatedId(ctx, 'virtualization.cluster', sql`t.cluster_id`, 'type')),
+ *         cluster_groups: ids(relatedId(ctx, 'virtualization.cluster', sql`t.cluster_id`, 'group')),
+ *         clusters: ids(sql`t.cluster_id`),
+ *         tenant_groups: treeIds(ctx, 'tenancy.tenantgroup', relatedId(ctx, 'tenancy.tenant', sql`t.tenant_id`, 'group')),
+ *         tenants: ids(sql`t.tenant_id`),
+ *         // tags: the device's own, by default
+ *       }),
+ *     },
+ *
+ * `config_context` then sits just before `local_context_data`, NetBox's
+ * device order; a virtual machine says `after: 'custom_fields'`.
+ */
 export interface ConfigContextDef {
   /**
    * Per row (alias `t`), a `bigint[]` SQL expression of the ids the row
