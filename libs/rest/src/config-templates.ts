@@ -123,8 +123,10 @@ export async function renderConfig(
 /**
  * The route handler: `app.post('/api/dcim/devices/:id/render-config/',
  * renderConfigHandler(ctx, device, { templateFrom: ['config_template', 'role', 'platform'] }))`.
- * A POST needs the add permission on the model, as NetBox's viewset asks it
- * for every POST; `Accept: text/plain` answers the rendered text alone.
+ * A POST needs the add permission on the model and a write-enabled token,
+ * as NetBox 3.x's viewset asks them for every POST (netbox#14634; 4.5 adds a
+ * `render_config` action instead); `Accept: text/plain` answers the rendered
+ * text alone.
  */
 export function renderConfigHandler(ctx: ServiceContext, model: ModelDef, opts: RenderConfigOptions) {
   return async (req: Request, res: Response): Promise<void> => {
