@@ -437,7 +437,7 @@ describe('render-config', () => {
     expect(text.text).toBe('hostname rendered\nntp 10.0.0.1\nntp 10.0.0.2\norder=local site=s1 extra=none');
   });
 
-  test('when a machine has no template of its own, then the cluster template is used; with none at all, a 400; with a broken one, a 500 naming the line', async () => {
+  test('when a machine has no template of its own, then the cluster template is used; with none at all, a 400; with a broken one, a 500 naming the line; a viewer or a read-only token is refused', async () => {
     const w = await theWorld();
     const tpl = await made(ex, '/api/extras/config-templates/', { name: 'cluster template', template_code: 'cluster {{ virtualmachine.cluster.name }}' });
     const type = await made(vz, '/api/virtualization/cluster-types/', { name: 'CT render', slug: 'ct-render' });
@@ -453,6 +453,14 @@ describe('render-config', () => {
     expect(err.status).toBe(500);
     expect(err.body.detail).toMatch(/^An error occurred while rendering the template \(line 2\): .*frobnicate/);
     expect((await vz.post('/api/virtualization/virtual-machines/999999/render-config/', {})).status).toBe(404);
+    // NetBox 3.x asks a POST's add permission (netbox#14634): a viewer is refused, as is a read-only token
+    const user = { id: 7, username: 'viewer', is_superuser: false, is_staff: false, is_active: true };
+    const viewer = vz.withIdentity({ user, token: { id: 7, write_enabled: true }, permissions: [{ object_types: ['virtualization.virtualmachine'], actions: ['view'], constraints: null }] });
+    expect((await viewer.post(`/api/virtualization/virtual-machines/${vm.id}/render-config/`, {})).status).toBe(403);
+    const adder = vz.withIdentity({ user, token: { id: 7, write_enabled: true }, permissions: [{ object_types: ['virtualization.virtualmachine'], actions: ['view', 'add'], constraints: null }] });
+    expect((await adder.post(`/api/virtualization/virtual-machines/${vm.id}/render-config/`, {})).status).toBe(200);
+    const readOnly = vz.withIdentity({ user, token: { id: 7, write_enabled: false }, permissions: [{ object_types: ['virtualization.virtualmachine'], actions: ['view', 'add'], constraints: null }] });
+    expect((await readOnly.post(`/api/virtualization/virtual-machines/${vm.id}/render-config/`, {})).status).toBe(403);
     expect((await vz.post(`/api/virtualization/virtual-machines/${vm.id}/render-config/`, [1])).status).toBe(400);
   });
 });
