@@ -129,7 +129,7 @@ async function instantiateInventoryItems(deviceIds: number[], wctx: WriteContext
       INSERT INTO ${t('inventory_item')} (device_id, parent_id, name, _name, label, role_id, manufacturer_id, part_id, description, component_type, status, discovered)
       SELECT (j->>'device_id')::bigint, (j->>'parent_id')::bigint, j->>'name', j->>'_name', j->>'label', (j->>'role_id')::bigint, (j->>'manufacturer_id')::bigint,
              j->>'part_id', j->>'description', j->>'component_type', 'active', FALSE
-        FROM jsonb_array_elements(${JSON.stringify(plain)}::jsonb) WITH ORDINALITY AS e(j, n) ORDER BY n
+        FROM json_array_elements(${JSON.stringify(plain)}::json) WITH ORDINALITY AS e(j, n) ORDER BY n
       RETURNING id`);
     // ids come from the sequence in insertion order: ascending is the rows' order
     const ids = inserted.map((r) => Number(r.id)).sort((a, b) => a - b);
@@ -195,7 +195,7 @@ async function instantiate(owners: Owners, wctx: WriteContext): Promise<void> {
     const names = Object.keys(rows[0]).filter((c) => c !== '__ref' && (kind.modular || c !== 'module_id'));
     const ownColumns = raw(names.map((c) => `"${c}"`).join(', '));
     const fromRecord = raw(names.map((c) => `(s.p)."${c}"`).join(', '));
-    const record = sql`(SELECT jsonb_populate_record(NULL::${t(kind.table)}, j) AS p, j FROM jsonb_array_elements(${JSON.stringify(rows)}::jsonb) j) s`;
+    const record = sql`(SELECT json_populate_record(NULL::${t(kind.table)}, j) AS p, j FROM json_array_elements(${JSON.stringify(rows)}::json) j) s`;
     // a reference to another kind (already created) is resolved in the same statement; to the same kind, once all exist
     const crossRef = kind.ref && kind.ref.table !== kind.table;
     const inserted = crossRef
