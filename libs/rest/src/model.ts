@@ -73,6 +73,12 @@ export interface ModelDef {
   skipFilters?: string[];
   /** NetBox's Contacts filters, for a model of another service than tenancy (whose assignments it projects). */
   contacts?: boolean;
+  /**
+   * Other services' models its hooks read that no field names, kept as
+   * projections, with the keys looked up by (indexed): a circuit
+   * termination's cable ends, which are dcim's.
+   */
+  reads?: { label: string; keys?: string[] }[];
   readOnly: boolean;
   /** Serialize/parse hooks for what is really the model's own. */
   hooks: ModelHooks;
