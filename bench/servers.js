@@ -11,6 +11,7 @@ const FACTORIES = {
     return w.createService(readConfig(w.webhooksConfig, { ...process.env, ...base }));
   },
   dcim: () => require('@inventory/dcim').createService,
+  circuits: () => require('@inventory/circuits').createService,
   virtualization: () => require('@inventory/virtualization').createService,
 };
 

@@ -130,6 +130,7 @@ export function modelHandlers(ctx: ServiceContext, model: ModelDef): ModelHandle
         clashes.forEach((e, k) => Object.keys(e).length && (errors[good[k]] = e));
         if (errors.some((e) => Object.keys(e).length)) throw new ValidationError(bulk ? errors : errors[0]);
         const created = await insertMany(ctx, model, prepared, wctx.tx);
+        if (model.hooks.afterCreate) await model.hooks.afterCreate(created, prepared.map((p) => p.columns), wctx);
         await checkScope(ctx, model, created, scope, wctx.tx);
         return { status: 201, ids: created, bulk, touched: { created } };
       }, respond(req));

@@ -30,6 +30,12 @@ export interface UniqueDef {
   message: string;
   /** Only enforced when these fields are null (e.g. name unique among tenants without a group). */
   whenNull?: string[];
+  /**
+   * Only enforced when these fields are not blank (Django's
+   * `condition=~Q(name="")`: a provider account's name unique per provider
+   * when it has one).
+   */
+  unlessBlank?: string[];
   /** Compare case-insensitively. */
   caseInsensitive?: boolean;
 }
@@ -80,12 +86,22 @@ export interface ModelDef {
 }
 
 export interface ModelHooks {
+  /** Rewrites a write's body before it is read: a deprecated alias of a field (a device's `device_role` for `role`). */
+  input?: (body: Row) => Row;
   /**
    * Model-level validation after fields are resolved; throw ValidationError.
    * `data` is the stored row with the request's columns over it, and the
    * many-to-many lists the request writes (by field name, as ids).
    */
   validate?: (data: Row, existing: Row | null, ctx: WriteContext) => Promise<void> | void;
+  /**
+   * Runs inside a create's transaction once its rows are stored (a bulk
+   * create's all at once, ids in the rows' order, with the column values
+   * each set): creates what belongs to the new objects (a device's
+   * components from its type's templates), set-based, each noted with
+   * `noteTouched` so it has its own change record and event.
+   */
+  afterCreate?: (ids: number[], columns: Row[], ctx: WriteContext) => Promise<void>;
   /** Adjust stored values before insert/update (e.g. hash a password, generate a key). */
   beforeSave?: (data: Row, existing: Row | null, ctx: WriteContext) => Promise<void> | void;
   /**
@@ -98,7 +114,7 @@ export interface ModelHooks {
   decorate?: (
     rows: Row[],
     out: Record<string, unknown>[],
-    ctx: { brief: boolean; service: ServiceContext; q: Queryable; wants?: (key: string) => boolean },
+    ctx: { brief: boolean; service: ServiceContext; q: Queryable; base?: string; wants?: (key: string) => boolean },
   ) => Promise<void> | void;
   /**
    * Runs inside an update's transaction once the row (and its tree position)

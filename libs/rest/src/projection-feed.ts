@@ -91,7 +91,7 @@ export async function applyDeleteRules(ctx: ServiceContext, label: string, ids: 
         await deleteGenericReferrers(ctx, model, field.typeField, field.idField, label, ids, identity, by.requestId);
         continue;
       }
-      if (field.type !== 'fk' || field.to !== label) continue;
+      if (field.type !== 'fk' || field.virtual || field.to !== label) continue;
       const column = ident(`${name}_id`);
       const table = raw(ctx.db.table(model.table));
       if (field.onDelete === 'PROTECT') {
@@ -139,7 +139,7 @@ async function goneReferences(ctx: ServiceContext, label: string): Promise<numbe
         for (const r of rows) ids.add(Number(r.id));
         continue;
       }
-      if (field.type !== 'fk' || field.to !== label || field.onDelete === 'PROTECT') continue;
+      if (field.type !== 'fk' || field.virtual || field.to !== label || field.onDelete === 'PROTECT') continue;
       const rows = await ctx.db.query(
         sql`SELECT DISTINCT r.${ident(`${name}_id`)} AS id FROM ${raw(ctx.db.table(model.table))} r JOIN ${projection(ctx, label)} p ON p.id = r.${ident(`${name}_id`)} WHERE p.deleted`,
       );

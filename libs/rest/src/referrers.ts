@@ -32,7 +32,7 @@ export function declaredReferences(ctx: ServiceContext): DeclaredReference[] {
   const out: DeclaredReference[] = [];
   for (const m of ctx.models.values()) {
     for (const [name, field] of Object.entries(m.fields)) {
-      if (field.type === 'fk' && !ctx.models.has(field.to)) out.push({ model: m.label, field: name, to: field.to, onDelete: field.onDelete });
+      if (field.type === 'fk' && !field.virtual && !ctx.models.has(field.to)) out.push({ model: m.label, field: name, to: field.to, onDelete: field.onDelete });
     }
   }
   return out;

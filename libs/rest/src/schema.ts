@@ -68,7 +68,8 @@ export function attributesOf(model: ModelDef, schema: string, local: Map<string,
     const opt: ModelAttributeColumnOptions = { type: columnType(field), allowNull: field.nullable ?? !field.required };
     if (field.type === 'fk') {
       const target = local.get(field.to);
-      if (target) {
+      // a target declared later (a device's virtual chassis, whose master is a device) gets its constraint once both tables exist
+      if (target && !laterTargets(model, local).has(field.to)) {
         opt.references = { model: { tableName: target.table, schema }, key: 'id' };
         opt.onDelete = ON_DELETE[field.onDelete];
       }
@@ -102,6 +103,13 @@ export function attributesOf(model: ModelDef, schema: string, local: Map<string,
   return attrs;
 }
 
+/** Local models declared after `model` (in table creation order) that it references. */
+function laterTargets(model: ModelDef, local: Map<string, ModelDef>): Set<string> {
+  const order = [...local.keys()];
+  const at = order.indexOf(model.label);
+  return new Set(order.slice(at + 1));
+}
+
 /**
  * The tables, link tables and indexes the declarations describe: the schema
  * a service's migrations must arrive at (the schema test compares the two).
@@ -118,7 +126,7 @@ export async function createModelTables(qi: QueryInterface, schema: string, mode
   for (const model of models) {
     await qi.createTable({ tableName: model.table, schema }, attributesOf(model, schema, local));
     for (const [name, field] of Object.entries(model.fields)) {
-      if (field.type === 'fk' || (field.type === 'generic' && !field.virtual)) {
+      if ((field.type === 'fk' || field.type === 'generic') && !field.virtual) {
         const cols = field.type === 'fk' ? [`${name}_id`] : [field.typeField, field.idField];
         await index(model.table, objectName(model.table, cols, 'idx'), `(${cols.map((c) => `"${c}"`).join(', ')})`);
       }
@@ -130,11 +138,23 @@ export async function createModelTables(qi: QueryInterface, schema: string, mode
     }
     // the database enforces the unique rules too, so two writes in one batch (or two racing requests) cannot both win
     for (const u of model.unique) {
-      // case-insensitive rules compare text columns lowered; the relations among their fields are ids
+      // case-insensitive rules lower their text columns (a device's name), not the ids beside them
       const lowered = (f: string) => u.caseInsensitive && TEXT_TYPES.has(model.fields[f]?.type);
       const cols = u.fields.map((f) => (lowered(f) ? `lower("${fieldColumn(model, f)}")` : `"${fieldColumn(model, f)}"`));
-      const where = u.whenNull?.length ? ` WHERE ${u.whenNull.map((f) => `"${fieldColumn(model, f)}" IS NULL`).join(' AND ')}` : '';
+      const conds = [
+        ...(u.whenNull ?? []).map((f) => `"${fieldColumn(model, f)}" IS NULL`),
+        ...(u.unlessBlank ?? []).map((f) => `"${fieldColumn(model, f)}" <> ''`),
+      ];
+      const where = conds.length ? ` WHERE ${conds.join(' AND ')}` : '';
       await q(`CREATE UNIQUE INDEX "${uniqueIndexName(model, u)}" ON "${schema}"."${model.table}" (${cols.join(', ')})${where}`);
+    }
+  }
+  for (const model of models) {
+    for (const [name, field] of Object.entries(model.fields)) {
+      if (field.type !== 'fk' || field.virtual || !laterTargets(model, local).has(field.to)) continue;
+      const target = local.get(field.to)!;
+      await q(`ALTER TABLE "${schema}"."${model.table}" ADD CONSTRAINT "${model.table}_${name}_id_fkey" FOREIGN KEY ("${name}_id")
+        REFERENCES "${schema}"."${target.table}" ("id") ON DELETE ${ON_DELETE[field.onDelete]}`);
     }
   }
   for (const model of models) {
@@ -239,13 +259,14 @@ function fieldColumn(model: ModelDef, field: string): string {
 
 /**
  * The unique index enforcing a declared unique rule:
- * `<table>_<columns>[_ci][_where_<columns>_null]_uniq`
+ * `<table>_<columns>[_ci][_where_<columns>_null][_where_<columns>_not_blank]_uniq`
  * (e.g. `tenant_name_where_group_id_null_uniq`); `uniqueViolation` maps it back.
  */
 export function uniqueIndexName(model: ModelDef, rule: UniqueDef): string {
   const parts = rule.fields.map((f) => fieldColumn(model, f));
   if (rule.caseInsensitive) parts.push('ci');
   if (rule.whenNull?.length) parts.push('where', ...rule.whenNull.map((f) => fieldColumn(model, f)), 'null');
+  if (rule.unlessBlank?.length) parts.push('where', ...rule.unlessBlank.map((f) => fieldColumn(model, f)), 'not_blank');
   return objectName(model.table, parts, 'uniq');
 }
 

@@ -221,7 +221,7 @@ export async function represent(
     if (wants(select, 'display')) rep.display = model.display(row, rep);
     return rep;
   });
-  if (model.hooks.decorate) await model.hooks.decorate(rows, out, { brief: mode !== 'full', service: ctx, q: db, wants: (field) => wants(select, field) });
+  if (model.hooks.decorate) await model.hooks.decorate(rows, out, { brief: mode !== 'full', service: ctx, q: db, base, wants: (field) => wants(select, field) });
   return select ? out.map((rep) => project(rep, select)) : out;
 }
 

@@ -3,6 +3,10 @@ import { contentType } from '@inventory/refs';
 import { DECIMAL_DIGITS, DECIMAL_PLACES, type FieldDef, type ChoiceField, type NumberField, type StringField } from './fields';
 import type { ModelDef } from './model';
 
+/** NetBox's message for JSON that is not an object; joi reads braces in a message as a template, so it is put in after. */
+const JSON_OBJECT = 'json-object';
+const JSON_OBJECT_MESSAGE = 'JSON data must be in object form. Example: {"foo": 123}';
+
 /** DRF's texts, so clients see the messages they already know. */
 const MESSAGES: Joi.LanguageMessages = {
   'any.required': 'This field is required.',
@@ -58,7 +62,8 @@ function choiceSchema(field: ChoiceField): Joi.Schema {
     // integer-valued choices also accept the label's slug form (VLAN status "active")
     if (numeric && typeof v === 'string') v = field.choices.find(([, l]) => l.toLowerCase() === String(v).toLowerCase())?.[0] ?? v;
     const hit = field.choices.find(([c]) => c === v);
-    if (!hit) return helpers.message({ custom: `${String(value)} is not a valid choice.` });
+    // NetBox's ChoiceField names the value bare; a stock DRF ChoiceField (a plain one) quotes it
+    if (!hit) return helpers.message({ custom: field.plain ? `"${String(value)}" is not a valid choice.` : `${String(value)} is not a valid choice.` });
     return hit[0];
   });
 }
@@ -121,14 +126,7 @@ function scalarSchema(field: FieldDef): Joi.Schema | null {
           'any.custom': MESSAGES['date.base'] as string,
         });
     case 'json':
-      // the message is set on joi's report: as a message template, joi would read the example's braces as a variable (a 500)
-      if (field.shape === 'object') {
-        return Joi.object()
-          .unknown(true)
-          .error((reports) =>
-            (reports as Joi.ErrorReport[]).map((r) => Object.assign(r, r.code === 'object.base' ? { message: 'JSON data must be in object form. Example: {"foo": 123}' } : {})),
-          );
-      }
+      if (field.shape === 'object') return Joi.object().unknown(true).messages({ 'object.base': JSON_OBJECT });
       if (field.shape === 'object-or-array') return Joi.alternatives(Joi.object().unknown(true), Joi.array()).messages({ 'alternatives.types': 'Value must be a JSON object or list.' });
       return Joi.any();
     case 'choice':
@@ -256,7 +254,7 @@ export function validateScalars(model: ModelDef, mode: WriteMode, body: Record<s
   for (const d of error?.details ?? []) {
     const key = String(d.path[0] ?? '__all__');
     if (errors[key]) continue;
-    (errors[key] ??= []).push(d.message);
+    (errors[key] ??= []).push(d.message === JSON_OBJECT ? JSON_OBJECT_MESSAGE : d.message);
   }
   return { values: value as Record<string, unknown>, errors };
 }

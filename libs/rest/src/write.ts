@@ -64,13 +64,14 @@ function defaultOf(field: FieldDef): unknown {
 export async function prepare(
   ctx: ServiceContext,
   model: ModelDef,
-  body: unknown,
+  input: unknown,
   mode: WriteMode,
   existing: Row | null,
   wctx: WriteContext,
   opts: { deferUnique?: boolean } = {},
 ): Promise<Prepared> {
-  if (!isPlainObject(body)) throw notADict(body);
+  if (!isPlainObject(input)) throw notADict(input);
+  const body = model.hooks.input ? model.hooks.input(input) : input;
   const { values, errors } = validateScalars(model, mode, body);
   const columns: Row = {};
   const m2m = new Map<string, number[]>();
@@ -361,7 +362,7 @@ export async function protectingObjects(ctx: ServiceContext, label: string, ids:
   const found: string[] = [];
   for (const other of ctx.models.values()) {
     for (const [name, field] of Object.entries(other.fields)) {
-      if (field.type !== 'fk' || field.to !== label || field.onDelete !== 'PROTECT') continue;
+      if (field.type !== 'fk' || field.virtual || field.to !== label || field.onDelete !== 'PROTECT') continue;
       // a reference to the model itself protects nothing that goes in the same delete (Django's RESTRICT: a
       // virtual machine's child interfaces go with their parent when the machine's interfaces are deleted)
       const self = other.label === label ? sql` AND NOT (id = ANY(${ids}::bigint[]))` : raw('');
@@ -453,9 +454,10 @@ export async function removeGenericReferrers(
 export async function remove(ctx: ServiceContext, model: ModelDef, ids: number[], wctx: WriteContext): Promise<void> {
   if (!ids.length) return;
   await checkProtected(ctx, model, ids, wctx.tx);
+  if (model.hooks.beforeDelete) await model.hooks.beforeDelete(ids, wctx);
   for (const other of ctx.models.values()) {
     for (const [name, field] of Object.entries(other.fields)) {
-      if (field.type !== 'fk' || field.to !== model.label || field.onDelete === 'PROTECT') continue;
+      if (field.type !== 'fk' || field.virtual || field.to !== model.label || field.onDelete === 'PROTECT') continue;
       if (other.readOnly) {
         await applyToLog(ctx, other, name, field.onDelete, ids, wctx.tx);
         continue;
@@ -464,7 +466,6 @@ export async function remove(ctx: ServiceContext, model: ModelDef, ids: number[]
       if (touched.deleted || touched.updated) noteTouched(wctx, other, touched);
     }
   }
-  if (model.hooks.beforeDelete) await model.hooks.beforeDelete(ids, wctx);
   const tagged = raw(ctx.db.table(TAGGED_ITEM_TABLE));
   await wctx.tx.query(sql`DELETE FROM ${tagged} WHERE content_type = ${model.label} AND object_id = ANY(${ids}::bigint[])`);
   await wctx.tx.query(sql`DELETE FROM ${raw(ctx.db.table(model.table))} WHERE id = ANY(${ids}::bigint[])`);

@@ -188,10 +188,11 @@ async function checkInvariants(ctx: PassContext, defects: Defects, counted: { na
   for (const u of model.unique) {
     const cols = u.fields.map((n) => `"${column(model, n)}"`);
     const exprs = cols.map((c) => (u.caseInsensitive ? `lower(${c}::text)` : c));
-    // a rule's own columns are distinct when null (as in its index), also in a rule that applies when others are null
+    // NULLs are distinct in the rule's own columns (as in the database's index); whenNull columns must be null
     const where = [...(u.whenNull ?? []).map((n) => `"${column(model, n)}" IS NULL`), ...cols.map((c) => `${c} IS NOT NULL`)];
+    for (const n of u.unlessBlank ?? []) where.push(`"${column(model, n)}" <> ''`);
     const dup = await db.query(`SELECT ${exprs.map((e, i) => `${e} AS c${i}`).join(', ')}, count(*)::int AS n FROM ${t} WHERE ${where.join(' AND ')} GROUP BY ${exprs.join(', ')} HAVING count(*) > 1`);
-    if (dup.length) bad(`unique rule (${u.fields.join(', ')}${u.whenNull ? ` when ${u.whenNull.join(', ')} is null` : ''}) is broken`, dup);
+    if (dup.length) bad(`unique rule (${u.fields.join(', ')}${u.whenNull ? ` when ${u.whenNull.join(', ')} is null` : ''}${u.unlessBlank ? ` when ${u.unlessBlank.join(', ')} is not blank` : ''}) is broken`, dup);
   }
 
   if (model.tree && model.fields.parent?.type === 'fk') {
@@ -236,7 +237,7 @@ async function checkInvariants(ctx: PassContext, defects: Defects, counted: { na
     const other = ctx.declared.get(def.model);
     if (!other || !counted.some((x) => x.name === name)) continue;
     const fk = other.model.fields[def.field] as RelationField | undefined;
-    if (fk?.type !== 'fk') continue;
+    if (fk?.type !== 'fk' || fk.virtual) continue;
     const counts = db.table(other.model.table);
     const extra = def.where ? ` AND ${def.where}` : '';
     const recount = def.tree

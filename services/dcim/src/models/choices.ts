@@ -70,3 +70,40 @@ export const DEVICE_AIRFLOW = [
   ['passive', 'Passive'],
   ['mixed', 'Mixed'],
 ] as const;
+
+/** DeviceStatusChoices (configurable). */
+export const DEVICE_STATUS = [
+  ['offline', 'Offline'],
+  ['active', 'Active'],
+  ['planned', 'Planned'],
+  ['staged', 'Staged'],
+  ['failed', 'Failed'],
+  ['inventory', 'Inventory'],
+  ['decommissioning', 'Decommissioning'],
+] as const;
+
+/** DeviceFaceChoices. */
+export const DEVICE_FACE = [
+  ['front', 'Front'],
+  ['rear', 'Rear'],
+] as const;
+
+/** ModuleStatusChoices (configurable). */
+export const MODULE_STATUS = [
+  ['offline', 'Offline'],
+  ['active', 'Active'],
+  ['planned', 'Planned'],
+  ['staged', 'Staged'],
+  ['failed', 'Failed'],
+  ['decommissioning', 'Decommissioning'],
+] as const;
+
+/** InventoryItemStatusChoices (configurable). */
+export const INVENTORY_ITEM_STATUS = MODULE_STATUS;
+
+/** VirtualDeviceContextStatusChoices. */
+export const VDC_STATUS = [
+  ['active', 'Active'],
+  ['planned', 'Planned'],
+  ['offline', 'Offline'],
+] as const;

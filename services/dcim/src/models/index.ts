@@ -19,9 +19,18 @@ import { rearPortTemplate } from './rearPortTemplate';
 import { frontPortTemplate } from './frontPortTemplate';
 import { moduleBayTemplate } from './moduleBayTemplate';
 import { deviceBayTemplate } from './deviceBayTemplate';
+import { device } from './device';
+import { virtualChassis } from './virtualChassis';
+import { moduleBay } from './moduleBay';
+import { deviceBay } from './deviceBay';
+import { module } from './module';
+import { inventoryItemRole } from './inventoryItemRole';
+import { inventoryItem } from './inventoryItem';
+import { inventoryItemTemplate } from './inventoryItemTemplate';
+import { virtualDeviceContext } from './virtualDeviceContext';
 
-export { region, siteGroup, site, location, manufacturer, rackRole, deviceRole, platform, rack, rackReservation, deviceType, moduleType, consolePortTemplate, consoleServerPortTemplate, powerPortTemplate, powerOutletTemplate, interfaceTemplate, rearPortTemplate, frontPortTemplate, moduleBayTemplate, deviceBayTemplate };
-export { SITE_STATUS, LOCATION_STATUS, RACK_STATUS, RACK_TYPE, RACK_WIDTH, RACK_DIMENSION_UNIT, WEIGHT_UNIT, SUBDEVICE_ROLE, DEVICE_AIRFLOW } from './choices';
+export { region, siteGroup, site, location, manufacturer, rackRole, deviceRole, platform, rack, rackReservation, deviceType, moduleType, consolePortTemplate, consoleServerPortTemplate, powerPortTemplate, powerOutletTemplate, interfaceTemplate, rearPortTemplate, frontPortTemplate, moduleBayTemplate, deviceBayTemplate, device, virtualChassis, moduleBay, deviceBay, module, inventoryItemRole, inventoryItem, inventoryItemTemplate, virtualDeviceContext };
+export { SITE_STATUS, LOCATION_STATUS, RACK_STATUS, RACK_TYPE, RACK_WIDTH, RACK_DIMENSION_UNIT, WEIGHT_UNIT, SUBDEVICE_ROLE, DEVICE_AIRFLOW, DEVICE_STATUS, DEVICE_FACE, MODULE_STATUS } from './choices';
 
 /** In dependency order (tables are created in this order). */
-export const models = [region, siteGroup, site, location, manufacturer, rackRole, deviceRole, platform, rack, rackReservation, deviceType, moduleType, consolePortTemplate, consoleServerPortTemplate, powerPortTemplate, powerOutletTemplate, interfaceTemplate, rearPortTemplate, frontPortTemplate, moduleBayTemplate, deviceBayTemplate];
+export const models = [region, siteGroup, site, location, manufacturer, rackRole, deviceRole, platform, rack, rackReservation, deviceType, moduleType, consolePortTemplate, consoleServerPortTemplate, powerPortTemplate, powerOutletTemplate, interfaceTemplate, rearPortTemplate, frontPortTemplate, moduleBayTemplate, deviceBayTemplate, device, virtualChassis, moduleBay, deviceBay, module, inventoryItemRole, inventoryItem, inventoryItemTemplate, virtualDeviceContext];

@@ -1,0 +1,203 @@
+import { dcimSuite, type Obj } from './stack';
+
+const suite = dcimSuite();
+const made = (path: string, body: Obj | Obj[]) => suite.made(path, body);
+let n = 0;
+
+/** A site, a manufacturer, a role and a type (with the given attributes), unique per call. */
+async function world(type: Obj = {}): Promise<Obj> {
+  n += 1;
+  const site = await made('/api/dcim/sites/', { name: `Dev site ${n}`, slug: `dev-site-${n}` });
+  const maker = await made('/api/dcim/manufacturers/', { name: `Maker ${n}`, slug: `maker-${n}` });
+  const role = await made('/api/dcim/device-roles/', { name: `Role ${n}`, slug: `role-${n}`, color: 'ff0000' });
+  const dt = await made('/api/dcim/device-types/', { manufacturer: maker.id, model: `Model ${n}`, slug: `model-${n}`, ...type });
+  return { site, maker, role, dt };
+}
+
+describe('devices', () => {
+  test('when a device is created with device_role (the deprecated name), then role and device_role both show it; nested it carries display_name', async () => {
+    const w = await world();
+    const d = await made('/api/dcim/devices/', { name: 'sw1', device_type: w.dt.id, device_role: w.role.id, site: w.site.id });
+    expect(d.role).toMatchObject({ id: w.role.id, slug: w.role.slug });
+    expect(d.device_role).toEqual(d.role);
+    expect(d).toMatchObject({ display: 'sw1', status: { value: 'active', label: 'Active' }, face: null, airflow: null, parent_device: null, primary_ip: null });
+    expect(Object.keys(d).slice(0, 8)).toEqual(['id', 'url', 'display', 'name', 'device_type', 'role', 'device_role', 'tenant']);
+    const brief = (await suite.api().get(`/api/dcim/devices/${d.id}/?brief=1`)).body;
+    expect(brief).toEqual({ id: d.id, url: d.url, display: 'sw1', name: 'sw1', display_name: 'sw1' });
+    const missing = await suite.api().post('/api/dcim/devices/', { name: 'sw2', device_type: w.dt.id, site: w.site.id });
+    expect(missing.status).toBe(400);
+    expect(missing.body).toEqual({ role: ['This field is required.'] });
+  });
+
+  test('when a device has no name, then its display is the manufacturer and model with its id (or asset tag)', async () => {
+    const w = await world();
+    const d = await made('/api/dcim/devices/', { device_type: w.dt.id, role: w.role.id, site: w.site.id });
+    expect(d.display).toBe(`${w.maker.name} ${w.dt.model} (${d.id})`);
+    const tagged = await made('/api/dcim/devices/', { device_type: w.dt.id, role: w.role.id, site: w.site.id, asset_tag: `AT-${n}` });
+    expect(tagged.display).toBe(`${w.maker.name} ${w.dt.model} (AT-${n})`);
+  });
+
+  test('when names clash case-insensitively in a site without tenant, then NetBox refuses; in another site they do not', async () => {
+    const w = await world();
+    await made('/api/dcim/devices/', { name: 'Core', device_type: w.dt.id, role: w.role.id, site: w.site.id });
+    const clash = await suite.api().post('/api/dcim/devices/', { name: 'core', device_type: w.dt.id, role: w.role.id, site: w.site.id });
+    expect(clash.status).toBe(400);
+    expect(clash.body).toEqual({ name: ['Device name must be unique per site.'] });
+    const other = await world();
+    await made('/api/dcim/devices/', { name: 'core', device_type: w.dt.id, role: w.role.id, site: other.site.id });
+  });
+
+  test('when a device is racked, then NetBox rack rules apply and it takes the rack location', async () => {
+    const w = await world({ u_height: 2 });
+    const loc = await made('/api/dcim/locations/', { name: 'Room', slug: 'room', site: w.site.id });
+    const rack = await made('/api/dcim/racks/', { name: 'R1', site: w.site.id, location: loc.id, u_height: 10 });
+    const base = { device_type: w.dt.id, role: w.role.id, site: w.site.id };
+    const noRack = await suite.api().post('/api/dcim/devices/', { ...base, face: 'front' });
+    expect(noRack.body).toEqual({ face: ['Cannot select a rack face without assigning a rack.'] });
+    const noFace = await suite.api().post('/api/dcim/devices/', { ...base, rack: rack.id, position: 1 });
+    expect(noFace.body).toEqual({ face: ['Must specify rack face when defining rack position.'] });
+    const half = await suite.api().post('/api/dcim/devices/', { ...base, rack: rack.id, position: 1.3, face: 'front' });
+    expect(half.status).toBe(400);
+    const d = await made('/api/dcim/devices/', { ...base, name: 'r1', rack: rack.id, position: 1, face: 'front' });
+    expect(d).toMatchObject({ position: 1, face: { value: 'front', label: 'Front' }, location: { id: loc.id } });
+    const overlap = await suite.api().post('/api/dcim/devices/', { ...base, name: 'r2', rack: rack.id, position: 2, face: 'rear' });
+    expect(overlap.body).toEqual({ position: [`U2.0 is already occupied or does not have sufficient space to accommodate this device type: ${w.dt.model} (2.0U)`] });
+    const top = await suite.api().post('/api/dcim/devices/', { ...base, name: 'r3', rack: rack.id, position: 10, face: 'front' });
+    expect(top.body.position[0]).toMatch(/^U10\.0 is already occupied/);
+    await made('/api/dcim/devices/', { ...base, name: 'r4', rack: rack.id, position: 3, face: 'front' });
+    const elsewhere = await world();
+    const wrongSite = await suite.api().post('/api/dcim/devices/', { ...base, site: elsewhere.site.id, rack: rack.id });
+    expect(wrongSite.body).toEqual({ rack: [`Rack R1 does not belong to site ${elsewhere.site.name}.`] });
+    expect((await suite.api().get(`/api/dcim/racks/${rack.id}/`)).body.device_count).toBe(2);
+  });
+
+  test('when a platform of another manufacturer is given, then it is refused; a type default platform and airflow are taken', async () => {
+    const w = await world();
+    const other = await made('/api/dcim/manufacturers/', { name: `Other ${n}`, slug: `other-${n}` });
+    const foreign = await made('/api/dcim/platforms/', { name: `P ${n}`, slug: `p-${n}`, manufacturer: other.id });
+    const own = await made('/api/dcim/platforms/', { name: `Own ${n}`, slug: `own-${n}`, manufacturer: w.maker.id });
+    const dt = await made('/api/dcim/device-types/', { manufacturer: w.maker.id, model: `Def ${n}`, slug: `def-${n}`, default_platform: own.id, airflow: 'front-to-rear' });
+    const refused = await suite.api().post('/api/dcim/devices/', { device_type: w.dt.id, role: w.role.id, site: w.site.id, platform: foreign.id });
+    expect(refused.body).toEqual({
+      platform: [`The assigned platform is limited to ${other.name} device types, but this device's type belongs to ${w.maker.name}.`],
+    });
+    const d = await made('/api/dcim/devices/', { device_type: dt.id, role: w.role.id, site: w.site.id });
+    expect(d.platform).toMatchObject({ id: own.id });
+    expect(d.airflow).toEqual({ value: 'front-to-rear', label: 'Front to rear' });
+  });
+
+  test('when a device is created from a type with bays, then its bays are made from the templates in one write with their events', async () => {
+    const w = await world({ subdevice_role: 'parent' });
+    await made('/api/dcim/module-bay-templates/', [
+      { device_type: w.dt.id, name: 'Slot 1', position: '1' },
+      { device_type: w.dt.id, name: 'Slot 2', position: '2' },
+    ]);
+    await made('/api/dcim/device-bay-templates/', { device_type: w.dt.id, name: 'Bay A', label: 'A' });
+    const devices = await made('/api/dcim/devices/', [1, 2, 3].map((i) => ({ name: `chassis-${n}-${i}`, device_type: w.dt.id, role: w.role.id, site: w.site.id })));
+    const ids = devices.map((d: Obj) => d.id);
+    const bays = (await suite.api().get(`/api/dcim/module-bays/?device_id=${ids.join('&device_id=')}&limit=0`)).body;
+    expect(bays.count).toBe(6);
+    expect(bays.results.map((b: Obj) => [b.device.id, b.name, b.position])).toEqual(ids.flatMap((id: number) => [[id, 'Slot 1', '1'], [id, 'Slot 2', '2']]));
+    const dbays = (await suite.api().get(`/api/dcim/device-bays/?device_id=${ids[0]}`)).body.results;
+    expect(dbays).toMatchObject([{ name: 'Bay A', label: 'A', display: 'Bay A (A)', installed_device: null }]);
+    const detail = (await suite.api().get(`/api/dcim/devices/${ids[0]}/`)).body;
+    expect(detail).toMatchObject({ module_bay_count: 2, device_bay_count: 1 });
+  });
+
+  test('when a child device is installed in a bay, then it shows its parent_device; a non-child type is refused', async () => {
+    const parent = await world({ subdevice_role: 'parent' });
+    await made('/api/dcim/device-bay-templates/', { device_type: parent.dt.id, name: 'Bay 1' });
+    const chassis = await made('/api/dcim/devices/', { name: `chassis-${n}`, device_type: parent.dt.id, role: parent.role.id, site: parent.site.id });
+    const childType = await made('/api/dcim/device-types/', { manufacturer: parent.maker.id, model: `Blade ${n}`, slug: `blade-${n}`, subdevice_role: 'child', u_height: 0 });
+    const blade = await made('/api/dcim/devices/', { name: `blade-${n}`, device_type: childType.id, role: parent.role.id, site: parent.site.id });
+    const plain = await made('/api/dcim/devices/', { name: `plain-${n}`, device_type: parent.dt.id, role: parent.role.id, site: parent.site.id });
+    const [bay] = (await suite.api().get(`/api/dcim/device-bays/?device_id=${chassis.id}`)).body.results;
+    const refused = await suite.api().patch(`/api/dcim/device-bays/${bay.id}/`, { installed_device: plain.id });
+    expect(refused.body).toEqual({ installed_device: [`Cannot install the specified device; device's type (${parent.dt.model}) has no parent/child role.`] });
+    const ok = await suite.api().patch(`/api/dcim/device-bays/${bay.id}/`, { installed_device: blade.id });
+    expect(ok.status).toBe(200);
+    expect(ok.body.installed_device).toEqual({ id: blade.id, url: blade.url, display: blade.name, name: blade.name, display_name: blade.name });
+    const child = (await suite.api().get(`/api/dcim/devices/${blade.id}/`)).body;
+    expect(child.parent_device).toMatchObject({ id: chassis.id, name: chassis.name, device_bay: { id: bay.id, name: 'Bay 1', device: { id: chassis.id } } });
+    const filtered = (await suite.api().get(`/api/dcim/devices/?parent_device_id=${chassis.id}`)).body.results;
+    expect(filtered.map((d: Obj) => d.id)).toEqual([blade.id]);
+  });
+
+  test('when a module is installed, then the bay must be the device one and the bay shows the module', async () => {
+    const w = await world();
+    await made('/api/dcim/module-bay-templates/', { device_type: w.dt.id, name: 'Slot 1', position: '1' });
+    const mt = await made('/api/dcim/module-types/', { manufacturer: w.maker.id, model: `Line card ${n}` });
+    const a = await made('/api/dcim/devices/', { name: `a-${n}`, device_type: w.dt.id, role: w.role.id, site: w.site.id });
+    const b = await made('/api/dcim/devices/', { name: `b-${n}`, device_type: w.dt.id, role: w.role.id, site: w.site.id });
+    const [bayA] = (await suite.api().get(`/api/dcim/module-bays/?device_id=${a.id}`)).body.results;
+    const wrong = await suite.api().post('/api/dcim/modules/', { device: b.id, module_bay: bayA.id, module_type: mt.id });
+    expect(wrong.body).toEqual({ __all__: [`Module must be installed within a module bay belonging to the assigned device (${b.name}).`] });
+    const m = await made('/api/dcim/modules/', { device: a.id, module_bay: bayA.id, module_type: mt.id, serial: 'S1' });
+    expect(m.display).toBe(`Slot 1: ${mt.model} (${m.id})`);
+    const bay = (await suite.api().get(`/api/dcim/module-bays/${bayA.id}/`)).body;
+    expect(bay.installed_module).toEqual({ id: m.id, url: m.url, display: m.display, serial: 'S1' });
+    const again = await suite.api().post('/api/dcim/modules/', { device: a.id, module_bay: bayA.id, module_type: mt.id });
+    expect(again.body).toEqual({ module_bay: ['Module with this Module bay already exists.'] });
+  });
+
+  test('when a virtual chassis is created with a master, then the master becomes member 1; deleting it releases the members', async () => {
+    const w = await world();
+    const d1 = await made('/api/dcim/devices/', { name: `m1-${n}`, device_type: w.dt.id, role: w.role.id, site: w.site.id });
+    const d2 = await made('/api/dcim/devices/', { name: `m2-${n}`, device_type: w.dt.id, role: w.role.id, site: w.site.id });
+    const vc = await made('/api/dcim/virtual-chassis/', { name: `VC ${n}`, master: d1.id });
+    const member = (await suite.api().get(`/api/dcim/devices/${d1.id}/`)).body;
+    expect(member).toMatchObject({ virtual_chassis: { id: vc.id, name: vc.name }, vc_position: 1 });
+    const noPosition = await suite.api().patch(`/api/dcim/devices/${d2.id}/`, { virtual_chassis: vc.id });
+    expect(noPosition.body).toEqual({ vc_position: ['A device assigned to a virtual chassis must have its position defined.'] });
+    const notMember = await suite.api().patch(`/api/dcim/virtual-chassis/${vc.id}/`, { master: d2.id });
+    expect(notMember.body).toEqual({ master: [`The selected master (${d2.name}) is not assigned to this virtual chassis.`] });
+    await suite.api().patch(`/api/dcim/devices/${d2.id}/`, { virtual_chassis: vc.id, vc_position: 2 });
+    expect((await suite.api().get(`/api/dcim/virtual-chassis/${vc.id}/`)).body.member_count).toBe(2);
+    const unnamed = (await suite.api().patch(`/api/dcim/devices/${d2.id}/`, { name: null })).body;
+    expect(unnamed.display).toBe(`${vc.name}:2 (${d2.id})`);
+    await suite.api().patch(`/api/dcim/virtual-chassis/${vc.id}/`, { master: null });
+    expect((await suite.api().delete(`/api/dcim/virtual-chassis/${vc.id}/`)).status).toBe(204);
+    const after = (await suite.api().get(`/api/dcim/devices/${d1.id}/`)).body;
+    expect(after).toMatchObject({ virtual_chassis: null, vc_position: null });
+  });
+
+  test('when a device type, role or site has devices, then deleting it is refused naming them; a platform delete clears the device platform', async () => {
+    const w = await world();
+    const p = await made('/api/dcim/platforms/', { name: `Del ${n}`, slug: `del-${n}` });
+    const d = await made('/api/dcim/devices/', { name: `keep-${n}`, device_type: w.dt.id, role: w.role.id, site: w.site.id, platform: p.id });
+    const refused = await suite.api().delete(`/api/dcim/device-roles/${w.role.id}/`);
+    expect(refused.status).toBe(409);
+    expect(refused.body.detail).toBe(`Unable to delete object. 1 dependent objects were found: ${d.name} (${d.id})`);
+    expect((await suite.api().delete(`/api/dcim/platforms/${p.id}/`)).status).toBe(204);
+    expect((await suite.api().get(`/api/dcim/devices/${d.id}/`)).body.platform).toBeNull();
+  });
+
+  test('when a rack elevation is asked for, then its half units run top to bottom with the devices on them, paginated; as SVG it draws them', async () => {
+    const w = await world({ u_height: 2 });
+    const rack = await made('/api/dcim/racks/', { name: `Elev ${n}`, site: w.site.id, u_height: 4 });
+    const d = await made('/api/dcim/devices/', { name: `e-${n}`, device_type: w.dt.id, role: w.role.id, site: w.site.id, rack: rack.id, position: 2, face: 'front' });
+    const page = (await suite.api().get(`/api/dcim/racks/${rack.id}/elevation/?limit=3`)).body;
+    expect(page.count).toBe(8);
+    expect(page.results.map((u: Obj) => u.name)).toEqual(['U4.5', 'U4', 'U3.5']);
+    expect(page.next).toContain('offset=3');
+    const all = (await suite.api().get(`/api/dcim/racks/${rack.id}/elevation/?limit=0`)).body.results;
+    const nested = { id: d.id, url: d.url, display: d.name, name: d.name, display_name: d.name };
+    expect(all.find((u: Obj) => u.name === 'U3')).toEqual({ id: 3, name: 'U3', face: { value: 'front', label: 'Front' }, device: nested, occupied: true, display: 'U3' });
+    expect(all.filter((u: Obj) => u.occupied).map((u: Obj) => u.id)).toEqual([3.5, 3, 2.5, 2]);
+    const rear = (await suite.api().get(`/api/dcim/racks/${rack.id}/elevation/?face=rear&limit=0`)).body.results;
+    expect(rear.filter((u: Obj) => u.occupied).map((u: Obj) => u.id)).toEqual([3.5, 3, 2.5, 2]); // full depth
+    const lowest = (await suite.api().get(`/api/dcim/racks/${rack.id}/elevation/?expand_devices=false&limit=0`)).body.results;
+    expect(lowest.filter((u: Obj) => u.occupied).map((u: Obj) => u.id)).toEqual([2]);
+    const q = (await suite.api().get(`/api/dcim/racks/${rack.id}/elevation/?q=.5`)).body;
+    expect(q.results.map((u: Obj) => u.name)).toEqual(['U4.5', 'U3.5', 'U2.5', 'U1.5']);
+    const bad = await suite.api().get(`/api/dcim/racks/${rack.id}/elevation/?face=top`);
+    expect(bad.status).toBe(400);
+    expect(Object.keys(bad.body)).toEqual(['face']);
+    const svg = await suite.api().get(`/api/dcim/racks/${rack.id}/elevation/?render=svg`);
+    expect(svg.status).toBe(200);
+    expect(svg.headers.get('content-type')).toMatch(/^image\/svg\+xml/);
+    expect(svg.text).toContain(`>${d.name}</text>`);
+    expect(svg.text).toContain(d.url);
+    expect((await suite.api().get('/api/dcim/racks/999999/elevation/')).status).toBe(404);
+  });
+});
