@@ -35,7 +35,6 @@ const releasedIndexes = [
   'virtual_disk_virtual_machine_id_name_uniq',
   'virtual_machine__name_idx',
   'virtual_machine_cluster_id_idx',
-  'virtual_machine_config_template_id_idx',
   'virtual_machine_device_id_idx',
   'virtual_machine_name_cluster_id_ci_where_tenant_id_null_uniq',
   'virtual_machine_name_cluster_id_tenant_id_ci_uniq',

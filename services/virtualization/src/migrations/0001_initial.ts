@@ -58,7 +58,7 @@ export function initialStatements(schema: string): string[] {
     `CREATE INDEX "cluster_site_id_idx" ON ${s}."cluster" ("site_id")`,
     `CREATE UNIQUE INDEX "cluster_group_id_name_uniq" ON ${s}."cluster" ("group_id", "name")`,
     `CREATE UNIQUE INDEX "cluster_site_id_name_uniq" ON ${s}."cluster" ("site_id", "name")`,
-    // site, device, role, tenant, platform, the primary addresses and the config template are other services' objects: no foreign keys
+    // site, device, role, tenant, platform and the primary addresses are dcim's, tenancy's and ipam's objects: no foreign keys
     `CREATE TABLE ${s}."virtual_machine" (
       "id" BIGSERIAL,
       "_version" BIGINT NOT NULL DEFAULT 1,
@@ -78,7 +78,6 @@ export function initialStatements(schema: string): string[] {
       "disk" INTEGER,
       "description" VARCHAR(200) NOT NULL DEFAULT '',
       "comments" TEXT NOT NULL DEFAULT '',
-      "config_template_id" BIGINT,
       "local_context_data" JSONB,
       "custom_field_data" JSONB NOT NULL DEFAULT '{}',
       "created" TIMESTAMP WITH TIME ZONE DEFAULT now(),
@@ -93,7 +92,6 @@ export function initialStatements(schema: string): string[] {
     `CREATE INDEX "virtual_machine_platform_id_idx" ON ${s}."virtual_machine" ("platform_id")`,
     `CREATE INDEX "virtual_machine_primary_ip4_id_idx" ON ${s}."virtual_machine" ("primary_ip4_id")`,
     `CREATE INDEX "virtual_machine_primary_ip6_id_idx" ON ${s}."virtual_machine" ("primary_ip6_id")`,
-    `CREATE INDEX "virtual_machine_config_template_id_idx" ON ${s}."virtual_machine" ("config_template_id")`,
     `CREATE INDEX "virtual_machine__name_idx" ON ${s}."virtual_machine" ("_name")`,
     `CREATE UNIQUE INDEX "virtual_machine_name_cluster_id_tenant_id_ci_uniq" ON ${s}."virtual_machine" (lower("name"), "cluster_id", "tenant_id")`,
     `CREATE UNIQUE INDEX "virtual_machine_name_cluster_id_ci_where_tenant_id_null_uniq" ON ${s}."virtual_machine" (lower("name"), "cluster_id") WHERE "tenant_id" IS NULL`,

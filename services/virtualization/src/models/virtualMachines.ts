@@ -9,8 +9,9 @@ import { CLUSTER_HOPS, SITE_SCOPE_HOPS } from './scope';
 const POSITIVE_INT_MAX = 2147483647;
 
 /**
- * NetBox's VirtualMachine, without `config_context` (rendered from extras'
- * config contexts: wired where those are built) and the render-config route.
+ * NetBox's VirtualMachine, without `config_template` (extras' config
+ * templates are not a model of any service yet) and `config_context`
+ * (rendered from extras' config contexts: wired where those are built).
  * `primary_ip` is computed: the IPv6 primary address when set, else the IPv4
  * one (PREFER_IPV4 off). `interface_count` and `virtual_disk_count` are
  * NetBox's stored counters, counted here.
@@ -39,8 +40,6 @@ export const virtualMachine: ModelDef = defineModel({
     disk: f.integer({ nullable: true, min: 0, max: POSITIVE_INT_MAX, label: 'disk (GB)' }),
     description: f.description(),
     comments: f.comments(),
-    // extras' config templates (none served yet: the projection of them stays empty, as for dcim's roles and platforms)
-    config_template: f.fk('extras.configtemplate', 'PROTECT', { nullable: true, filterKey: null }),
     local_context_data: f.json({ nullable: true, shape: 'object', filter: false }),
   },
   brief: ['name'],
