@@ -3,6 +3,7 @@ import type { FieldDef } from './fields';
 import type { Change, Row, Touched, WriteContext } from './types';
 import type { ServiceContext } from './registry';
 import type { Queryable } from './db';
+import type { ConfigContextDef } from './config-context';
 
 /**
  * A count shown on each object (`tenant_count`): objects of `model` whose
@@ -83,6 +84,12 @@ export interface ModelDef {
    * which is dcim's: the gateway's merged document keeps the first of a name).
    */
   schemaName?: string;
+  /**
+   * The object shows `config_context` (devices, virtual machines): the
+   * config contexts matching its criteria, merged, with its local context
+   * data on top; computed in SQL, one statement per page (config-context.ts).
+   */
+  configContext?: ConfigContextDef;
 }
 
 export interface ModelHooks {
@@ -91,9 +98,11 @@ export interface ModelHooks {
   /**
    * Model-level validation after fields are resolved; throw ValidationError.
    * `data` is the stored row with the request's columns over it, and the
-   * many-to-many lists the request writes (by field name, as ids).
+   * many-to-many lists the request writes (by field name, as ids); `body` is
+   * the request's object as sent (what a declaration cannot store as a
+   * column, such as a cable's terminations, is read from it).
    */
-  validate?: (data: Row, existing: Row | null, ctx: WriteContext) => Promise<void> | void;
+  validate?: (data: Row, existing: Row | null, ctx: WriteContext, body: Row) => Promise<void> | void;
   /**
    * Runs inside a create's transaction once its rows are stored (a bulk
    * create's all at once, ids in the rows' order, with the column values
@@ -109,7 +118,8 @@ export interface ModelHooks {
    * queries go through `q`: inside a write it is the write's transaction.
    * `wants(key)` says whether a key is shown (`fields=` / `omit=`): a hook may
    * skip the work for keys that are not (the rows then hold only the columns
-   * of the shown fields; a virtual field shown reads the whole row).
+   * of the shown fields; a virtual field shown reads the whole row). `base`
+   * is the API's absolute base, for the urls of objects the hook nests.
    */
   decorate?: (
     rows: Row[],
@@ -123,6 +133,13 @@ export interface ModelHooks {
    * `noteTouched` so it has its own change record and event.
    */
   afterUpdate?: (id: number, columns: Row, existing: Row, ctx: WriteContext) => Promise<void>;
+  /**
+   * Runs inside a create's or an update's transaction once the object's row
+   * (and its links) are stored, with the request's object as sent: writes
+   * what the object owns beyond its row (a cable's terminations, the cable
+   * paths through them). Objects it changes are noted with `noteTouched`.
+   */
+  afterSave?: (id: number, body: Row, existing: Row | null, ctx: WriteContext) => Promise<void>;
   /**
    * Runs inside a REST write's transaction once its handler applied it, with
    * what it created, updated and deleted (before the changes are recorded):

@@ -46,7 +46,8 @@ function readSchema(field: FieldDef, local: Map<string, ModelDef>, brief: boolea
     case 'choice': {
       const values = field.choices.map(([v]) => v);
       const valueType = typeof values[0] === 'number' ? 'integer' : 'string';
-      if (field.plain) return n({ type: valueType, enum: values });
+      // a blank plain choice (a cable's type) reads as ''
+      if (field.plain) return n({ type: valueType, enum: field.blank ? [...values, ''] : values });
       return {
         type: 'object',
         properties: { value: { type: valueType, enum: values }, label: { type: 'string' } },
@@ -55,14 +56,14 @@ function readSchema(field: FieldDef, local: Map<string, ModelDef>, brief: boolea
       };
     }
     case 'fk': {
-      if (brief && field.readAs) return n({ type: 'string' });
+      if (brief && field.readAs) return n({ type: field.readAs === 'id' ? 'integer' : 'string' });
       const target = local.get(field.to);
       const nested = target ? `Brief${schemaName(target)}` : null;
       if (!nested) return { ...LOOSE_OBJECT, nullable: !!field.nullable };
       return field.nullable ? nullableRef(nested) : ref(nested);
     }
     case 'm2m': {
-      if (brief && field.readAs) return { type: 'array', items: { type: 'string' } };
+      if ((brief && field.readAs) || field.write === 'slug') return { type: 'array', items: { type: 'string' } };
       const target = local.get(field.to);
       return { type: 'array', items: target ? ref(`Brief${schemaName(target)}`) : LOOSE_OBJECT };
     }
@@ -81,6 +82,7 @@ function writeSchema(field: FieldDef): Schema {
     case 'fk':
       return n({ oneOf: [{ type: 'integer' }, { type: 'object', additionalProperties: true }] });
     case 'm2m':
+      if (field.write === 'slug') return { type: 'array', items: { type: 'string' } };
       return { type: 'array', items: field.write === 'pk' ? { type: 'integer' } : { oneOf: [{ type: 'integer' }, { type: 'object' }] } };
     case 'choice': {
       const values = field.choices.map(([v]) => v);
@@ -125,6 +127,8 @@ function objectSchema(model: ModelDef, local: Map<string, ModelDef>, mode: 'full
       required.push('created', 'last_updated');
     }
     for (const name of Object.keys(model.counts)) properties[name] = { type: 'integer', readOnly: true };
+    // omitted with ?exclude=config_context, so not required
+    if (model.configContext) properties.config_context = { type: 'object', additionalProperties: true, readOnly: true };
     if (model.tree) {
       properties._depth = { type: 'integer', readOnly: true };
       required.push('_depth');

@@ -3,11 +3,15 @@ import { createService as dcim, dcimModels } from '@inventory/dcim';
 import { createService as tenancy } from '@inventory/tenancy';
 import { createService as extras } from '@inventory/extras';
 import { createService as users } from '@inventory/users';
+import { createService as virtualization } from '@inventory/virtualization';
 
 /** The contract over devices and what is installed in them (a suite of its own: the site-tier contract is long already). */
 let stack: Stack;
 beforeAll(async () => {
-  stack = await bootStack({ extras, tenancy, users, dcim });
+  stack = await bootStack({ extras, tenancy, users, dcim, virtualization });
+  // the cluster type every cross-service cluster target names
+  const r = await stack.client('virtualization').post('/api/virtualization/cluster-types/', { name: 'Device clusters', slug: 'device-clusters' });
+  if (r.status !== 201) throw new Error(`cluster type: ${r.status} ${r.text}`);
 });
 afterAll(() => stack?.stop());
 
@@ -67,7 +71,11 @@ runModelContract('device', {
   brief: ['name', 'display_name'],
   choices: ['status', 'face', 'airflow'],
   // primary and out-of-band IPs must be assigned to one of the device's interfaces first (devices.test.ts)
-  crossServiceExclude: ['primary_ip4', 'primary_ip6', 'oob_ip', 'config_template'],
+  crossServiceExclude: ['primary_ip4', 'primary_ip6', 'oob_ip'],
+  targets: {
+    'virtualization.cluster': (i) => ({ name: `Xref cluster ${i}`, type: { slug: 'device-clusters' } }),
+    'extras.configtemplate': (i) => ({ name: `Xref template ${i}`, template_code: 'hostname {{ device.name }}' }),
+  },
   filters: [
     { query: (o) => `name=${o.find((x) => x.name)!.name.toUpperCase()}`, expect: (o) => o.filter((x) => x.name === o.find((y) => y.name)!.name) },
     { query: () => 'status=planned', expect: (o) => o.filter((x) => x.status.value === 'planned') },

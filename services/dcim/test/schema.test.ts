@@ -1,6 +1,7 @@
 import { runSchemaHistory } from '@inventory/testkit';
 import { models } from '../src/models';
 import { migrations } from '../src/migrations';
+import { extraSchema } from '../src/migrations/extra-schema';
 
 /** The indexes a database of the first release has (its frozen 0001_initial). */
 const releasedIndexes = [
@@ -51,4 +52,5 @@ const releasedIndexes = [
   'site_tenant_id_idx',
 ];
 
-runSchemaHistory({ schema: 'dcim', models, migrations, releasedIndexes });
+// the declarations plus what they cannot say (src/migrations/extra-schema.ts)
+runSchemaHistory({ schema: 'dcim', models, migrations, releasedIndexes, extra: extraSchema });

@@ -1,0 +1,17 @@
+import { f, type ModelDef } from '@inventory/rest';
+import { CONSOLE_PORT_TYPE } from './component-choices';
+import { CONSOLE_PORT_SPEED } from './cable-choices';
+import { component } from './component';
+
+export const consoleServerPort: ModelDef = component({
+  label: 'dcim.consoleserverport',
+  endpoint: 'console-server-ports',
+  table: 'console_server_port',
+  verboseName: 'console server port',
+  pathEndpoint: true,
+  fields: {
+    type: f.choice(CONSOLE_PORT_TYPE, { blank: true }),
+    // not filterable in NetBox
+    speed: f.choice(CONSOLE_PORT_SPEED, { nullable: true, filter: false }),
+  },
+});

@@ -1,0 +1,222 @@
+import { ValidationError } from '@inventory/core';
+import { sql, raw, or, type FilterDef } from '@inventory/filtering';
+import { f, keyResolver, projectedModels, projection, type ModelDef, type Row, type ServiceContext, type WriteContext } from '@inventory/rest';
+import { INTERFACE_TYPE, POE_MODE, POE_TYPE, WIRELESS_INTERFACE_TYPES, WIRELESS_ROLE } from './component-choices';
+import { INTERFACE_DUPLEX, INTERFACE_MODE, VIRTUAL_INTERFACE_TYPES, WIRELESS_CHANNEL, channelAttr } from './cable-choices';
+import { component, componentName } from './component';
+import { decorateCabled } from '../cabling/cabled';
+
+const typeLabel = (type: unknown) => INTERFACE_TYPE.find(([v]) => v === type)?.[1] ?? String(type);
+
+/** An EUI-48 in NetBox's form (`AA:BB:CC:DD:EE:FF`) from any netaddr-parsable spelling; null when it is none. */
+export function parseMac(value: string, octets = 6): string | null {
+  const hex = value.trim().replace(/[:.\- ]/g, '');
+  if (!new RegExp(`^[0-9a-fA-F]{${octets * 2}}$`).test(hex)) return null;
+  return hex.toUpperCase().match(/../g)!.join(':');
+}
+
+const interfaceDecorate = decorateCabled(true, true);
+
+export const iface: ModelDef = component({
+  label: 'dcim.interface',
+  endpoint: 'interfaces',
+  table: 'interface',
+  verboseName: 'interface',
+  pathEndpoint: true,
+  brief: ['connection_status'],
+  fields: {
+    type: f.choice(INTERFACE_TYPE, { required: true, nullable: false }),
+    enabled: f.boolean(true),
+    parent: f.fk('dcim.interface', 'SET_NULL', { filterKey: null, label: 'parent interface' }),
+    bridge: f.fk('dcim.interface', 'SET_NULL', { filterKey: null, label: 'bridge interface' }),
+    lag: f.fk('dcim.interface', 'SET_NULL', { filterKey: null, label: 'parent LAG' }),
+    mtu: f.integer({ nullable: true, min: 1, max: 65536 }),
+    mac_address: f.string(18, { nullable: true, iexactFilter: true, label: 'MAC address' }),
+    speed: f.integer({ nullable: true, min: 0, max: 2147483647, label: 'speed (Kbps)' }),
+    duplex: f.choice(INTERFACE_DUPLEX, { blank: true }),
+    wwn: f.string(24, { nullable: true, iexactFilter: true, label: 'WWN' }),
+    mgmt_only: f.boolean(false, { label: 'management only' }),
+  },
+  after: {
+    mode: f.choice(INTERFACE_MODE, { blank: true, singleFilter: true, label: '802.1Q mode' }),
+    rf_role: f.choice(WIRELESS_ROLE, { blank: true, label: 'wireless role' }),
+    rf_channel: f.choice(WIRELESS_CHANNEL, { blank: true, label: 'wireless channel' }),
+    poe_mode: f.choice(POE_MODE, { blank: true, label: 'PoE mode' }),
+    poe_type: f.choice(POE_TYPE, { blank: true, label: 'PoE type' }),
+    rf_channel_frequency: f.decimal({ maxDigits: 7, decimalPlaces: 2, nullable: true, label: 'channel frequency (MHz)' }),
+    rf_channel_width: f.decimal({ maxDigits: 7, decimalPlaces: 3, nullable: true, label: 'channel width (MHz)' }),
+    tx_power: f.integer({ nullable: true, min: 0, max: 127, label: 'transmit power (dBm)' }),
+    // ipam's VLANs (another service): read from dcim's projection of them
+    untagged_vlan: f.fk('ipam.vlan', 'SET_NULL', { filterKey: null, filter: false, label: 'untagged VLAN' }),
+    tagged_vlans: f.m2m('ipam.vlan', 'interface_tagged_vlans', { filterKey: null, filter: false, label: 'tagged VLANs' }),
+  },
+  tail: {
+    // there is no wireless or L2VPN application here: no link, LANs or termination to show
+    wireless_link: f.json({ readOnly: true, virtual: true }),
+    wireless_lans: f.json({ readOnly: true, virtual: true }),
+    vrf: f.fk('ipam.vrf', 'SET_NULL', { filterKey: null, label: 'VRF' }),
+    l2vpn_termination: f.json({ readOnly: true, virtual: true }),
+  },
+  filters: (ctx) => interfaceFilters(ctx),
+  validate: (row, existing, wctx) => checkInterface(row, existing, wctx),
+  hooks: {
+    beforeSave: (columns, existing) => normalizeInterface(columns, existing),
+    decorate: async (rows, out, c) => {
+      if (!c.brief) {
+        out.forEach((o) => {
+          if ('wireless_link' in o) o.wireless_link = null;
+          if ('wireless_lans' in o) o.wireless_lans = [];
+          if ('l2vpn_termination' in o) o.l2vpn_termination = null;
+        });
+      }
+      await interfaceDecorate(rows, out, c);
+    },
+    afterUpdate: async (id, columns, _existing, wctx) => {
+      // Interface.save(): only 802.1Q "tagged" interfaces keep tagged VLANs
+      const merged = { ..._existing, ...columns };
+      if (merged.mode !== 'tagged') await wctx.tx.query(sql`DELETE FROM ${raw(wctx.service.db.table('interface_tagged_vlans'))} WHERE owner_id = ${id}`);
+    },
+  },
+});
+
+const isSet = (v: unknown) => v !== null && v !== undefined && v !== '';
+
+/** Interface.save() and the serializer's own rules on stored values. */
+function normalizeInterface(columns: Row, existing: Row | null): void {
+  const merged = { ...(existing ?? {}), ...columns };
+  for (const [key, octets] of [['mac_address', 6], ['wwn', 8]] as const) {
+    if (!(key in columns)) continue;
+    const v = columns[key];
+    columns[key] = typeof v === 'string' && v.trim() !== '' ? parseMac(v, octets) : null;
+  }
+  // no 802.1Q mode: no untagged VLAN
+  if (!merged.mode && isSet(merged.untagged_vlan_id)) columns.untagged_vlan_id = null;
+  // a channel sets its frequency and width
+  if (merged.rf_channel && typeof merged.rf_channel === 'string') {
+    if (!isSet(merged.rf_channel_frequency)) columns.rf_channel_frequency = channelAttr(merged.rf_channel, 'frequency');
+    if (!isSet(merged.rf_channel_width)) columns.rf_channel_width = channelAttr(merged.rf_channel, 'width');
+  }
+}
+
+interface Peer {
+  id: number;
+  name: string;
+  label: string;
+  device_id: number;
+  device: string;
+  vc: string | null;
+  vc_name: string | null;
+}
+
+async function peerInterface(wctx: WriteContext, id: unknown): Promise<Peer | undefined> {
+  if (!isSet(id)) return undefined;
+  const db = wctx.service.db;
+  const [hit] = await wctx.tx.query(
+    sql`SELECT i.id, i.name, i.label, i.device_id, COALESCE(d.name, '') AS device, to_jsonb(d)->>'virtual_chassis_id' AS vc
+          FROM ${raw(db.table('interface'))} i JOIN ${raw(db.table('device'))} d ON d.id = i.device_id WHERE i.id = ${id}`,
+  );
+  return hit as unknown as Peer | undefined;
+}
+
+/** Interface.clean() and InterfaceSerializer.validate(), with NetBox's messages and fields. */
+async function checkInterface(row: Row, existing: Row | null, wctx: WriteContext): Promise<void> {
+  const type = String(row.type ?? '');
+  const virtual = VIRTUAL_INTERFACE_TYPES.has(type);
+  const wireless = WIRELESS_INTERFACE_TYPES.has(type);
+  const self = existing ? Number(existing.id) : null;
+  const fail = (field: string, message: string) => {
+    throw new ValidationError({ [field]: [message] });
+  };
+  if (virtual && isSet(row.cable_id)) fail('type', `${typeLabel(type)} interfaces cannot have a cable attached.`);
+  if (virtual && row.mark_connected) fail('mark_connected', `${typeLabel(type)} interfaces cannot be marked as connected.`);
+
+  const [own] = await wctx.tx.query(
+    sql`SELECT d.site_id, to_jsonb(d)->>'virtual_chassis_id' AS vc FROM ${raw(wctx.service.db.table('device'))} d WHERE d.id = ${row.device_id}`,
+  );
+  const ownVc = own?.vc ?? null;
+  const sameDeviceRule = (field: string, what: string, peer: Peer, differentDevice: string) => {
+    if (String(peer.device_id) === String(row.device_id)) return;
+    if (ownVc === null) fail(field, differentDevice);
+    else if (peer.vc !== ownVc) fail(field, `The selected ${what} interface (${componentName(peer as unknown as Row)}) belongs to ${peer.device}, which is not part of virtual chassis ${String(ownVc)}.`);
+  };
+
+  if (self !== null && Number(row.parent_id) === self) fail('parent', 'An interface cannot be its own parent.');
+  if (type !== 'virtual' && isSet(row.parent_id)) fail('parent', 'Only virtual interfaces may be assigned to a parent interface.');
+  const parent = await peerInterface(wctx, row.parent_id);
+  if (parent) sameDeviceRule('parent', 'parent', parent, `The selected parent interface (${componentName(parent as unknown as Row)}) belongs to a different device (${parent.device})`);
+
+  if (self !== null && Number(row.bridge_id) === self) fail('bridge', 'An interface cannot be bridged to itself.');
+  const bridge = await peerInterface(wctx, row.bridge_id);
+  if (bridge) sameDeviceRule('bridge', 'bridge', bridge, `The selected bridge interface (${componentName(bridge as unknown as Row)}) belongs to a different device (${bridge.device}).`);
+
+  if (type === 'virtual' && isSet(row.lag_id)) fail('lag', 'Virtual interfaces cannot have a parent LAG interface.');
+  if (self !== null && Number(row.lag_id) === self) fail('lag', 'A LAG interface cannot be its own parent.');
+  const lag = await peerInterface(wctx, row.lag_id);
+  if (lag) sameDeviceRule('lag', 'LAG', lag, `The selected LAG interface (${componentName(lag as unknown as Row)}) belongs to a different device (${lag.device}).`);
+
+  if (row.poe_mode && virtual) fail('poe_mode', 'Virtual interfaces cannot have a PoE mode.');
+  if (row.poe_type && virtual) fail('poe_type', 'Virtual interfaces cannot have a PoE type.');
+  if (row.poe_type && !row.poe_mode) fail('poe_type', 'Must specify PoE mode when designating a PoE type.');
+
+  if (row.rf_role && !wireless) fail('rf_role', 'Wireless role may be set only on wireless interfaces.');
+  if (row.rf_channel && !wireless) fail('rf_channel', 'Channel may be set only on wireless interfaces.');
+  const channel = typeof row.rf_channel === 'string' && row.rf_channel ? row.rf_channel : null;
+  if (isSet(row.rf_channel_frequency) && Number(row.rf_channel_frequency) !== 0) {
+    if (!wireless) fail('rf_channel_frequency', 'Channel frequency may be set only on wireless interfaces.');
+    if (channel && Number(row.rf_channel_frequency) !== channelAttr(channel, 'frequency')) fail('rf_channel_frequency', 'Cannot specify custom frequency with channel selected.');
+  }
+  if (isSet(row.rf_channel_width) && Number(row.rf_channel_width) !== 0) {
+    if (!wireless) fail('rf_channel_width', 'Channel width may be set only on wireless interfaces.');
+    if (channel && Number(row.rf_channel_width) !== channelAttr(channel, 'width')) fail('rf_channel_width', 'Cannot specify custom width with channel selected.');
+  }
+  for (const [key, octets, kind] of [['mac_address', 6, 'MAC address'], ['wwn', 8, 'WWN']] as const) {
+    const v = row[key];
+    if (typeof v === 'string' && v.trim() !== '' && !parseMac(v, octets)) fail(key, `Invalid ${kind} format: ${v}`);
+  }
+  await checkVlans(row, own?.site_id ?? null, wctx);
+}
+
+/** The untagged VLAN and each tagged VLAN are global or of the device's site (from dcim's projection of ipam's VLANs). */
+async function checkVlans(row: Row, siteId: unknown, wctx: WriteContext): Promise<void> {
+  const ctx = wctx.service;
+  if (!projectedModels(ctx).has('ipam.vlan')) return;
+  const ids = isSet(row.untagged_vlan_id) ? [Number(row.untagged_vlan_id)] : [];
+  if (!ids.length) return;
+  const vlans = await wctx.tx.query(sql`SELECT id, data->>'site' AS site, data->>'name' AS name, data->>'vid' AS vid FROM ${projection(ctx, 'ipam.vlan')} WHERE id = ANY(${ids}::bigint[])`);
+  for (const v of vlans) {
+    if (v.site !== null && String(v.site) !== String(siteId)) {
+      throw new ValidationError({
+        untagged_vlan: [`The untagged VLAN (${String(v.name)}) must belong to the same site as the interface's parent device, or it must be global.`],
+      });
+    }
+  }
+}
+
+/** NetBox's InterfaceFilterSet beyond the generated filters: kind, related interfaces by id, speed, VLANs, VRF. */
+function interfaceFilters(ctx: ServiceContext): FilterDef[] {
+  const tagged = raw(ctx.db.table('interface_tagged_vlans'));
+  const physical = [...VIRTUAL_INTERFACE_TYPES, ...WIRELESS_INTERFACE_TYPES];
+  return [
+    {
+      kind: 'method',
+      name: 'kind',
+      apply: (values) => {
+        const v = values[values.length - 1];
+        if (v === 'physical') return sql`NOT (t.type = ANY(${physical}::text[]))`;
+        if (v === 'virtual') return sql`t.type = ANY(${[...VIRTUAL_INTERFACE_TYPES]}::text[])`;
+        if (v === 'wireless') return sql`t.type = ANY(${[...WIRELESS_INTERFACE_TYPES]}::text[])`;
+        return sql`FALSE`;
+      },
+    },
+    {
+      kind: 'method',
+      name: 'vlan_id',
+      valueType: 'integer',
+      apply: (values) => {
+        const ids = values.filter((v) => /^\d+$/.test(v)).map(Number);
+        return or([sql`t.untagged_vlan_id = ANY(${ids}::bigint[])`, sql`EXISTS (SELECT 1 FROM ${tagged} l WHERE l.owner_id = t.id AND l.target_id = ANY(${ids}::bigint[]))`]);
+      },
+    },
+    { kind: 'relation', name: 'vrf', expr: sql`t.vrf_id`, keyType: 'string', resolve: keyResolver(ctx, 'ipam.vrf', 'rd', false) },
+  ];
+}

@@ -1,0 +1,285 @@
+import { dcimSuite, type Obj } from './stack';
+
+const suite = dcimSuite();
+const made = (path: string, body: Obj | Obj[]) => suite.made(path, body);
+const get = async (path: string) => {
+  const r = await suite.api().get(path);
+  if (r.status !== 200) throw new Error(`GET ${path}: ${r.status} ${r.text}`);
+  return r.body;
+};
+let n = 0;
+
+/** A site, role and device type, and `count` devices of them. */
+async function devices(count: number): Promise<Obj[]> {
+  n += 1;
+  const site = await made('/api/dcim/sites/', { name: `Cable site ${n}`, slug: `cable-site-${n}` });
+  const maker = await made('/api/dcim/manufacturers/', { name: `Cable maker ${n}`, slug: `cable-maker-${n}` });
+  const role = await made('/api/dcim/device-roles/', { name: `Cable role ${n}`, slug: `cable-role-${n}`, color: '00ff00' });
+  const dt = await made('/api/dcim/device-types/', { manufacturer: maker.id, model: `Cable model ${n}`, slug: `cable-model-${n}` });
+  const out: Obj[] = [];
+  for (let i = 1; i <= count; i++) out.push(await made('/api/dcim/devices/', { name: `dev${n}-${i}`, device_type: dt.id, role: role.id, site: site.id }));
+  return out;
+}
+
+const iface = (device: Obj, name: string, extra: Obj = {}) => made('/api/dcim/interfaces/', { device: device.id, name, type: '1000base-t', ...extra });
+const end = (type: string, ...objs: Obj[]) => objs.map((o) => ({ object_type: type, object_id: o.id }));
+const cable = (a: Obj[], b: Obj[], extra: Obj = {}) => made('/api/dcim/cables/', { a_terminations: a, b_terminations: b, ...extra });
+/** A path node as the nested form shows it: id and display. */
+const brief = (o: Obj) => ({ id: o.id, display: o.display });
+
+describe('cables', () => {
+  test('when a cable joins two interfaces, then both show the cable, their end, link peers and connected endpoints', async () => {
+    const [d1, d2] = await devices(2);
+    const i1 = await iface(d1, 'eth0');
+    const i2 = await iface(d2, 'eth0', { label: 'Uplink' });
+    const c = await cable(end('dcim.interface', i1), end('dcim.interface', i2), { label: 'C1', color: 'ff0000', length: 2.5, length_unit: 'm' });
+    expect(c).toMatchObject({ display: 'C1', type: '', status: { value: 'connected', label: 'Connected' }, length: 2.5, length_unit: { value: 'm', label: 'Meters' } });
+    expect(c.a_terminations).toEqual([{ object_type: 'dcim.interface', object_id: i1.id, object: expect.objectContaining({ id: i1.id, name: 'eth0', cable: c.id, _occupied: true }) }]);
+    const a = await get(`/api/dcim/interfaces/${i1.id}/`);
+    const b = await get(`/api/dcim/interfaces/${i2.id}/`);
+    expect(a).toMatchObject({
+      cable: { id: c.id, display: 'C1', label: 'C1' },
+      cable_end: 'A',
+      link_peers_type: 'dcim.interface',
+      connected_endpoints_type: 'dcim.interface',
+      connected_endpoints_reachable: true,
+      _occupied: true,
+      mark_connected: false,
+    });
+    expect(a.link_peers).toEqual([expect.objectContaining({ id: i2.id, display: 'eth0 (Uplink)', device: expect.objectContaining({ id: d2.id }), cable: c.id, _occupied: true })]);
+    expect(a.connected_endpoints.map(brief)).toEqual([brief(b)]);
+    expect(b).toMatchObject({ cable_end: 'B', link_peers_type: 'dcim.interface', connected_endpoints_reachable: true });
+    expect(b.connected_endpoints.map(brief)).toEqual([brief(a)]);
+    expect(Object.keys(a).pop()).toBe('_occupied');
+    // the nested interface (brief) carries the cable's PK and the seed's connection_status
+    const nested = await get(`/api/dcim/interfaces/${i1.id}/?brief=1`);
+    expect(nested).toEqual({
+      id: i1.id,
+      url: a.url,
+      display: 'eth0',
+      device: expect.objectContaining({ id: d1.id, name: d1.name }),
+      name: 'eth0',
+      cable: c.id,
+      connection_status: { value: true, label: 'Connected' },
+      _occupied: true,
+    });
+    // filters
+    const ids = async (q: string) => (await get(`/api/dcim/interfaces/?device_id=${d1.id}&device_id=${d2.id}&${q}`)).results.map((x: Obj) => x.id).sort();
+    await iface(d1, 'eth1');
+    expect(await ids('cabled=true')).toEqual([i1.id, i2.id].sort());
+    expect(await ids('connected=true')).toEqual([i1.id, i2.id].sort());
+    expect(await ids('cable_end=B')).toEqual([i2.id]);
+    expect((await get(`/api/dcim/cables/?device_id=${d2.id}`)).results.map((x: Obj) => x.id)).toEqual([c.id]);
+    expect((await get(`/api/dcim/cables/?interface_id=${i1.id}`)).results.map((x: Obj) => x.id)).toEqual([c.id]);
+    expect((await get(`/api/dcim/cable-terminations/?cable=${c.id}`)).results.map((x: Obj) => x.cable_end)).toEqual(['A', 'B']);
+    // the trace: one segment
+    const trace = await get(`/api/dcim/interfaces/${i1.id}/trace/`);
+    expect(trace).toHaveLength(1);
+    expect(trace[0][0].map(brief)).toEqual([brief(a)]);
+    expect(trace[0][1]).toEqual({ id: c.id, url: c.url, type: '', status: 'connected', label: 'C1', color: 'ff0000', length: 2.5, length_unit: 'm', description: '' });
+    expect(trace[0][2].map(brief)).toEqual([brief(b)]);
+  });
+
+  test('when a cable is refused, then NetBox messages say why', async () => {
+    const [d1, d2] = await devices(2);
+    const i1 = await iface(d1, 'eth0');
+    const i2 = await iface(d2, 'eth0');
+    const v = await iface(d1, 'vlan10', { type: 'virtual' });
+    const cp = await made('/api/dcim/console-ports/', { device: d1.id, name: 'con0' });
+    const pp = await made('/api/dcim/power-ports/', { device: d2.id, name: 'psu0' });
+    const post = (body: Obj) => suite.api().post('/api/dcim/cables/', body);
+    expect((await post({ a_terminations: end('dcim.interface', i1) })).body).toEqual({ __all__: ['Must define A and B terminations when creating a new cable.'] });
+    expect((await post({ a_terminations: end('dcim.interface', i1), b_terminations: end('dcim.powerport', pp) })).body).toEqual({
+      __all__: ['Incompatible termination types: interface and powerport'],
+    });
+    expect((await post({ a_terminations: [...end('dcim.interface', i1), ...end('dcim.consoleport', cp)], b_terminations: end('dcim.interface', i2) })).body).toEqual({
+      __all__: ['Cannot connect different termination types to same end of cable.'],
+    });
+    expect((await post({ a_terminations: end('dcim.interface', i1), b_terminations: end('dcim.interface', i1) })).body).toEqual({
+      __all__: ['A and B terminations cannot connect to the same object.'],
+    });
+    expect((await post({ a_terminations: end('dcim.interface', v), b_terminations: end('dcim.interface', i2) })).body).toEqual({
+      __all__: ['Cables cannot be terminated to Virtual interfaces'],
+    });
+    expect((await post({ a_terminations: end('dcim.interface', i1), b_terminations: end('dcim.interface', i2), length: 3 })).body).toEqual({
+      __all__: ['Must specify a unit when setting a cable length'],
+    });
+    expect((await post({ a_terminations: [{ object_type: 'dcim.nothing', object_id: 1 }], b_terminations: [{ object_type: 'interface', object_id: 'x' }] })).body).toEqual({
+      a_terminations: [{ object_type: ['Invalid content type: dcim.nothing'] }],
+      b_terminations: [{ object_type: ["Invalid value. Specify a content type as '<app_label>.<model_name>'."], object_id: ['A valid integer is required.'] }],
+    });
+    expect((await post({ a_terminations: end('dcim.interface', { id: 99999999 }), b_terminations: 'x' })).body).toEqual({
+      a_terminations: [{ object_id: ['Related object not found using the provided numeric ID: 99999999'] }],
+      b_terminations: ['Expected a list of items but got type "str".'],
+    });
+    const c = await cable(end('dcim.interface', i1), end('dcim.interface', i2));
+    const i3 = await iface(d2, 'eth1');
+    expect((await post({ a_terminations: end('dcim.interface', i1), b_terminations: end('dcim.interface', i3) })).body).toEqual({
+      __all__: [`Duplicate termination found for dcim.interface ${i1.id}: cable ${c.id}`],
+    });
+    // cabled objects refuse mark_connected; virtual interfaces refuse it too
+    expect((await suite.api().patch(`/api/dcim/interfaces/${i1.id}/`, { mark_connected: true })).body).toEqual({ mark_connected: ['Cannot mark as connected with a cable attached.'] });
+    expect((await suite.api().patch(`/api/dcim/interfaces/${v.id}/`, { mark_connected: true })).body).toEqual({ mark_connected: ['Virtual interfaces cannot be marked as connected.'] });
+    expect((await suite.api().patch(`/api/dcim/interfaces/${i1.id}/`, { type: 'lag' })).body).toEqual({ type: ['Link Aggregation Group (LAG) interfaces cannot have a cable attached.'] });
+    const moved = await suite.api().patch(`/api/dcim/interfaces/${i3.id}/`, { device: d1.id });
+    expect(moved.body).toEqual({ device: ['Components cannot be moved to a different device.'] });
+  });
+
+  test('when a cable is deleted, then both ends lose it and their paths; a status change marks the path inactive', async () => {
+    const [d1, d2] = await devices(2);
+    const i1 = await iface(d1, 'eth0');
+    const i2 = await iface(d2, 'eth0');
+    const c = await cable(end('dcim.interface', i1), end('dcim.interface', i2), { status: 'planned' });
+    let a = await get(`/api/dcim/interfaces/${i1.id}/`);
+    expect(a).toMatchObject({ connected_endpoints_reachable: false, connected_endpoints: [expect.objectContaining({ id: i2.id })] });
+    expect((await get(`/api/dcim/interfaces/?id=${i1.id}&connected=true`)).count).toBe(0);
+    expect((await get(`/api/dcim/interfaces/${i1.id}/?brief=1`)).connection_status).toEqual({ value: false, label: 'Not Connected' });
+    expect((await suite.api().patch(`/api/dcim/cables/${c.id}/`, { status: 'connected' })).status).toBe(200);
+    a = await get(`/api/dcim/interfaces/${i1.id}/`);
+    expect(a.connected_endpoints_reachable).toBe(true);
+    expect((await suite.api().patch(`/api/dcim/cables/${c.id}/`, { status: 'decommissioning' })).status).toBe(200);
+    expect((await get(`/api/dcim/interfaces/${i2.id}/`)).connected_endpoints_reachable).toBe(false);
+    expect((await suite.api().delete(`/api/dcim/cables/${c.id}/`)).status).toBe(204);
+    for (const i of [i1, i2]) {
+      expect(await get(`/api/dcim/interfaces/${i.id}/`)).toMatchObject({
+        cable: null,
+        cable_end: '',
+        link_peers: [],
+        link_peers_type: null,
+        connected_endpoints: null,
+        connected_endpoints_type: null,
+        connected_endpoints_reachable: null,
+        _occupied: false,
+      });
+      expect(await get(`/api/dcim/interfaces/${i.id}/trace/`)).toEqual([]);
+    }
+    expect((await get(`/api/dcim/cable-terminations/?cable=${c.id}`)).count).toBe(0);
+  });
+
+  test('when interfaces are joined through front and rear ports, then the 6-hop path is stored, traced and listed on the ports', async () => {
+    const [d1, p1, p2, d2] = await devices(4);
+    const i1 = await iface(d1, 'eth0');
+    const i2 = await iface(d2, 'eth0');
+    const r1 = await made('/api/dcim/rear-ports/', { device: p1.id, name: 'R1', type: 'lc' });
+    const f1 = await made('/api/dcim/front-ports/', { device: p1.id, name: 'F1', type: 'lc', rear_port: r1.id });
+    const r2 = await made('/api/dcim/rear-ports/', { device: p2.id, name: 'R2', type: 'lc' });
+    const f2 = await made('/api/dcim/front-ports/', { device: p2.id, name: 'F2', type: 'lc', rear_port: r2.id });
+    // built from the far end first: the path from i2 stops at the front port until the rest exists
+    const c3 = await cable(end('dcim.frontport', f2), end('dcim.interface', i2));
+    const c2 = await cable(end('dcim.rearport', r1), end('dcim.rearport', r2));
+    expect((await get(`/api/dcim/interfaces/${i2.id}/`)).connected_endpoints).toBeNull();
+    const c1 = await cable(end('dcim.interface', i1), end('dcim.frontport', f1));
+    const expected = [[i1], [c1], [f1], [r1], [c2], [r2], [f2], [c3], [i2]].map((hop) => hop.map((o) => o.id));
+    const a = await get(`/api/dcim/interfaces/${i1.id}/`);
+    const b = await get(`/api/dcim/interfaces/${i2.id}/`);
+    expect(a.connected_endpoints.map((x: Obj) => x.id)).toEqual([i2.id]);
+    expect(b.connected_endpoints.map((x: Obj) => x.id)).toEqual([i1.id]);
+    expect(a.link_peers_type).toBe('dcim.frontport');
+    const trace = await get(`/api/dcim/interfaces/${i1.id}/trace/`);
+    expect(trace.map((seg: Obj[]) => [seg[0].map((o: Obj) => o.id), [seg[1].id], seg[2].map((o: Obj) => o.id)]).flat()).toEqual(expected);
+    const back = await get(`/api/dcim/interfaces/${i2.id}/trace/`);
+    expect(back.map((seg: Obj[]) => [seg[0].map((o: Obj) => o.id), [seg[1].id], seg[2].map((o: Obj) => o.id)]).flat()).toEqual([...expected].reverse());
+    const paths = await get(`/api/dcim/rear-ports/${r1.id}/paths/`);
+    expect(paths).toHaveLength(2);
+    for (const p of paths) expect(p).toMatchObject({ is_active: true, is_complete: true, is_split: false });
+    expect(paths.map((p: Obj) => p.path.map((hop: Obj[]) => hop.map((o) => o.id)))).toEqual(expect.arrayContaining([expected, [...expected].reverse()]));
+    expect((await get(`/api/dcim/front-ports/${f2.id}/paths/`)).length).toBe(2);
+    // the device at the other end
+    const peer = await get(`/api/dcim/connected-device/?peer_device=${encodeURIComponent(d2.name)}&peer_interface=eth0`);
+    expect(peer).toMatchObject({ id: d1.id, name: d1.name });
+    expect((await suite.api().get('/api/dcim/connected-device/?peer_device=x')).body).toEqual({ detail: 'Request must include "peer_device" and "peer_interface" filters.' });
+    expect((await suite.api().get(`/api/dcim/connected-device/?peer_device=${encodeURIComponent(d2.name)}&peer_interface=nope`)).status).toBe(404);
+    // the middle cable goes: both paths stop at the rear ports, incomplete
+    expect((await suite.api().delete(`/api/dcim/cables/${c2.id}/`)).status).toBe(204);
+    const cut = await get(`/api/dcim/interfaces/${i1.id}/trace/`);
+    expect(cut.map((seg: Obj[]) => [seg[0].map((o: Obj) => o.id), seg[1].id === undefined ? [] : [seg[1].id], seg[2].map((o: Obj) => o.id)]).flat()).toEqual([[i1.id], [c1.id], [f1.id], [r1.id], [], []]);
+    expect((await get(`/api/dcim/interfaces/${i1.id}/`)).connected_endpoints).toBeNull();
+    expect((await suite.api().get(`/api/dcim/connected-device/?peer_device=${encodeURIComponent(d2.name)}&peer_interface=eth0`)).status).toBe(404);
+  });
+
+  test('when a multi-position rear port carries several front ports, then each path comes out at the front port of its own position', async () => {
+    const [d1, p1, p2, d2] = await devices(4);
+    const left = [await iface(d1, 'eth1'), await iface(d1, 'eth2')];
+    const right = [await iface(d2, 'eth1'), await iface(d2, 'eth2')];
+    const r1 = await made('/api/dcim/rear-ports/', { device: p1.id, name: 'R1', type: 'mpo', positions: 2 });
+    const r2 = await made('/api/dcim/rear-ports/', { device: p2.id, name: 'R2', type: 'mpo', positions: 2 });
+    const f1 = [1, 2].map((pos) => made('/api/dcim/front-ports/', { device: p1.id, name: `F${pos}`, type: 'lc', rear_port: r1.id, rear_port_position: pos }));
+    const fa = await Promise.all(f1);
+    // the far panel's front ports in the other order: position 2 first
+    const fb2 = await made('/api/dcim/front-ports/', { device: p2.id, name: 'F2', type: 'lc', rear_port: r2.id, rear_port_position: 2 });
+    const fb1 = await made('/api/dcim/front-ports/', { device: p2.id, name: 'F1', type: 'lc', rear_port: r2.id, rear_port_position: 1 });
+    await cable(end('dcim.rearport', r1), end('dcim.rearport', r2));
+    await cable(end('dcim.interface', left[0]), end('dcim.frontport', fa[0]));
+    await cable(end('dcim.interface', left[1]), end('dcim.frontport', fa[1]));
+    await cable(end('dcim.frontport', fb1), end('dcim.interface', right[0]));
+    await cable(end('dcim.frontport', fb2), end('dcim.interface', right[1]));
+    for (const [i, peer] of [[left[0], right[0]], [left[1], right[1]], [right[0], left[0]], [right[1], left[1]]]) {
+      const got = await get(`/api/dcim/interfaces/${i.id}/`);
+      expect(got.connected_endpoints.map((x: Obj) => x.id)).toEqual([peer.id]);
+      expect(got.connected_endpoints_reachable).toBe(true);
+    }
+    const trace = await get(`/api/dcim/interfaces/${left[1].id}/trace/`);
+    expect(trace.map((seg: Obj[]) => seg[2].map((o: Obj) => o.id))).toEqual([[fa[1].id], [r2.id], [right[1].id]]);
+    // moving a front port to the other position moves the paths with it
+    expect((await suite.api().delete(`/api/dcim/front-ports/${fb1.id}/`)).status).toBe(204);
+    expect((await suite.api().patch(`/api/dcim/front-ports/${fb2.id}/`, { rear_port_position: 1 })).status).toBe(200);
+    expect((await get(`/api/dcim/interfaces/${left[0].id}/`)).connected_endpoints.map((x: Obj) => x.id)).toEqual([right[1].id]);
+    expect((await get(`/api/dcim/interfaces/${left[1].id}/`)).connected_endpoints).toBeNull();
+    // a rear port cannot drop below its mapped front ports
+    expect((await suite.api().patch(`/api/dcim/rear-ports/${r1.id}/`, { positions: 1 })).body).toEqual({
+      positions: ['The number of positions cannot be less than the number of mapped front ports (2)'],
+    });
+  });
+
+  test('when a power feed feeds a power port and an outlet another, then both are path endpoints', async () => {
+    const [d1, d2] = await devices(2);
+    const site = (await get(`/api/dcim/devices/${d1.id}/`)).site;
+    const panel = await made('/api/dcim/power-panels/', { site: site.id, name: `Panel ${n}` });
+    const feed = await made('/api/dcim/power-feeds/', { power_panel: panel.id, name: 'Feed A' });
+    expect(feed).toMatchObject({ status: { value: 'active' }, type: { value: 'primary' }, supply: { value: 'ac' }, phase: { value: 'single-phase' }, voltage: 120, amperage: 15, max_utilization: 80, cable: null, _occupied: false });
+    const psu = await made('/api/dcim/power-ports/', { device: d1.id, name: 'PSU1', maximum_draw: 500 });
+    const outlet = await made('/api/dcim/power-outlets/', { device: d1.id, name: 'O1', power_port: psu.id, feed_leg: 'A' });
+    const psu2 = await made('/api/dcim/power-ports/', { device: d2.id, name: 'PSU1' });
+    await cable(end('dcim.powerfeed', feed), end('dcim.powerport', psu));
+    await cable(end('dcim.poweroutlet', outlet), end('dcim.powerport', psu2));
+    expect(await get(`/api/dcim/power-feeds/${feed.id}/`)).toMatchObject({ connected_endpoints_type: 'dcim.powerport', connected_endpoints: [expect.objectContaining({ id: psu.id })], _occupied: true });
+    expect(await get(`/api/dcim/power-ports/${psu2.id}/`)).toMatchObject({ connected_endpoints_type: 'dcim.poweroutlet', link_peers_type: 'dcim.poweroutlet' });
+    expect((await get(`/api/dcim/power-panels/${panel.id}/`)).powerfeed_count).toBe(1);
+    expect((await get(`/api/dcim/power-feeds/?site_id=${site.id}&cabled=true`)).count).toBe(1);
+    const other = await made('/api/dcim/power-ports/', { device: d2.id, name: 'PSU2' });
+    const bad = await suite.api().post('/api/dcim/power-outlets/', { device: d2.id, name: 'O9', power_port: psu.id });
+    expect(bad.body).toEqual({ __all__: ['Parent power port (PSU1) must belong to the same device'] });
+    expect((await suite.api().patch(`/api/dcim/power-ports/${other.id}/`, { maximum_draw: 100, allocated_draw: 200 })).body).toEqual({
+      allocated_draw: ['Allocated draw cannot exceed the maximum draw (100W).'],
+    });
+    expect((await suite.api().patch(`/api/dcim/power-feeds/${feed.id}/`, { voltage: -5 })).body).toEqual({ voltage: ['Voltage cannot be negative for AC supply'] });
+    // deleting the device takes its components and their ends: the feed's cable now ends nowhere, its path is incomplete
+    expect((await suite.api().delete(`/api/dcim/devices/${d1.id}/`)).status).toBe(204);
+    expect(await get(`/api/dcim/power-feeds/${feed.id}/`)).toMatchObject({ link_peers: [], link_peers_type: null, connected_endpoints: null, connected_endpoints_reachable: false, _occupied: true });
+    const trace = await get(`/api/dcim/power-feeds/${feed.id}/trace/`);
+    expect(trace.map((seg: Obj[]) => [seg[0].map((o: Obj) => o.id), seg[2]])).toEqual([[[feed.id], []]]);
+  });
+
+  test('when interfaces name parents, bridges and LAGs, then NetBox rules hold', async () => {
+    const [d1, d2] = await devices(2);
+    const phys = await iface(d1, 'eth0');
+    const other = await iface(d2, 'eth0');
+    const lag = await iface(d1, 'bond0', { type: 'lag' });
+    const bad = (body: Obj) => suite.api().post('/api/dcim/interfaces/', { device: d1.id, name: `x${Math.random()}`, type: '1000base-t', ...body });
+    expect((await bad({ parent: phys.id })).body).toEqual({ parent: ['Only virtual interfaces may be assigned to a parent interface.'] });
+    expect((await bad({ type: 'virtual', parent: other.id })).body).toEqual({ parent: [`The selected parent interface (eth0) belongs to a different device (${d2.name})`] });
+    expect((await bad({ lag: other.id })).body).toEqual({ lag: [`The selected LAG interface (eth0) belongs to a different device (${d2.name}).`] });
+    expect((await bad({ type: 'virtual', lag: lag.id })).body).toEqual({ lag: ['Virtual interfaces cannot have a parent LAG interface.'] });
+    expect((await bad({ poe_type: 'type1-ieee802.3af' })).body).toEqual({ poe_type: ['Must specify PoE mode when designating a PoE type.'] });
+    expect((await bad({ rf_role: 'ap' })).body).toEqual({ rf_role: ['Wireless role may be set only on wireless interfaces.'] });
+    expect((await suite.api().patch(`/api/dcim/interfaces/${lag.id}/`, { lag: lag.id })).body).toEqual({ lag: ['A LAG interface cannot be its own parent.'] });
+    const member = await iface(d1, 'eth1', { lag: lag.id, mac_address: 'aa-bb-cc-dd-ee-ff', mode: 'access' });
+    expect(member).toMatchObject({ lag: { id: lag.id, name: 'bond0' }, mac_address: 'AA:BB:CC:DD:EE:FF', mode: { value: 'access', label: 'Access' } });
+    expect((await bad({ mac_address: 'nope' })).body).toEqual({ mac_address: ['Invalid MAC address format: nope'] });
+    const wifi = await iface(d1, 'wlan0', { type: 'ieee802.11ac', rf_channel: '5g-36-5180-20' });
+    expect(wifi).toMatchObject({ rf_channel_frequency: 5180, rf_channel_width: 20 });
+    expect((await get(`/api/dcim/interfaces/?device_id=${d1.id}&lag_id=${lag.id}`)).results.map((x: Obj) => x.id)).toEqual([member.id]);
+    expect((await get(`/api/dcim/interfaces/?device_id=${d1.id}&kind=virtual`)).results.map((x: Obj) => x.id)).toEqual([lag.id]);
+    expect((await get(`/api/dcim/interfaces/?device_id=${d1.id}&kind=wireless`)).results.map((x: Obj) => x.id)).toEqual([wifi.id]);
+  });
+});
