@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { dcimSuite, type Obj } from './stack';
 
 const suite = dcimSuite();
@@ -315,5 +316,62 @@ describe('cables', () => {
     expect(cabled.every((x) => x.connected_endpoints?.length === 1 && x.link_peers.length === 1)).toBe(true);
     expect(full.filter((x) => x.connected_endpoints_reachable).length).toBe(125);
     expect(full.filter((x) => x._occupied).length).toBe(250 + 100);
+  });
+
+  test('when a circuit joins two interfaces, then the path crosses it from A to Z; a circuit on a provider network takes no cable', async () => {
+    const [d1, d2] = await devices(2);
+    const site = (await get(`/api/dcim/devices/${d1.id}/`)).site;
+    const i1 = await iface(d1, 'wan0');
+    const i2 = await iface(d2, 'wan0');
+    // the circuits service is not part of this stack: its terminations arrive in dcim's projection as its events would bring them
+    const client = new pg.Client({ connectionString: suite.stack().databaseUrl });
+    await client.connect();
+    const term = (id: number, circuit: number, side: string, extra: Obj) => ({
+      id,
+      nested: { id, url: `/api/circuits/circuit-terminations/${id}/`, display: `CID-${n}: Termination ${side}`, term_side: side, cable: null, _occupied: false },
+      data: { id, circuit, term_side: side, site: null, provider_network: null, ...extra },
+    });
+    const base = 800000 + n * 10;
+    const records = [
+      term(base + 1, base, 'A', { site: site.id }),
+      term(base + 2, base, 'Z', { site: site.id }),
+      term(base + 3, base + 1, 'A', { site: site.id }),
+      term(base + 4, base + 1, 'Z', { provider_network: 77 }),
+    ];
+    try {
+      for (const r of records) {
+        await client.query('INSERT INTO "dcim"."_proj_circuits_circuittermination" (id, version, deleted, nested, data) VALUES ($1, 1, false, $2, $3)', [r.id, r.nested, r.data]);
+      }
+    } finally {
+      await client.end();
+    }
+    const [ctA, ctZ, ctOther, ctNetwork] = records.map((r) => ({ id: r.id }));
+    const c1 = await cable(end('dcim.interface', i1), end('circuits.circuittermination', ctA));
+    // the far end of the circuit is on a site with nothing cabled: the path stops there, incomplete
+    let trace = await get(`/api/dcim/interfaces/${i1.id}/trace/`);
+    expect(trace.map((seg: Obj[]) => [seg[0].map((o: Obj) => o.id), Array.isArray(seg[1]) ? [] : [seg[1].id], seg[2].map((o: Obj) => o.id)])).toEqual([
+      [[i1.id], [c1.id], [ctA.id]],
+      [[ctZ.id], [], [site.id]],
+    ]);
+    expect((await get(`/api/dcim/interfaces/${i1.id}/`)).connected_endpoints).toBeNull();
+    expect((await get(`/api/dcim/interfaces/${i1.id}/`)).link_peers_type).toBe('circuits.circuittermination');
+    // cabled at Z too: complete, both ways
+    const c2 = await cable(end('circuits.circuittermination', ctZ), end('dcim.interface', i2));
+    trace = await get(`/api/dcim/interfaces/${i1.id}/trace/`);
+    expect(trace.map((seg: Obj[]) => [seg[0].map((o: Obj) => o.id), [seg[1].id], seg[2].map((o: Obj) => o.id)])).toEqual([
+      [[i1.id], [c1.id], [ctA.id]],
+      [[ctZ.id], [c2.id], [i2.id]],
+    ]);
+    expect((await get(`/api/dcim/interfaces/${i1.id}/`)).connected_endpoints.map((x: Obj) => x.id)).toEqual([i2.id]);
+    expect((await get(`/api/dcim/interfaces/${i2.id}/`)).connected_endpoints.map((x: Obj) => x.id)).toEqual([i1.id]);
+    expect((await get(`/api/dcim/cables/?circuittermination_id=${ctZ.id}`)).results.map((x: Obj) => x.id)).toEqual([c2.id]);
+    const refused = await suite.api().post('/api/dcim/cables/', { a_terminations: end('circuits.circuittermination', ctNetwork), b_terminations: end('dcim.interface', await iface(d2, 'wan1')) });
+    expect(refused.body).toEqual({ __all__: ['Circuit terminations attached to a provider network may not be cabled.'] });
+    const missing = await suite.api().post('/api/dcim/cables/', { a_terminations: end('circuits.circuittermination', { id: base + 9 }), b_terminations: end('dcim.interface', await iface(d2, 'wan2')) });
+    expect(missing.body).toEqual({ a_terminations: [{ object_id: [`Related object not found using the provided numeric ID: ${base + 9}`] }] });
+    // a circuit whose far end is on a provider network completes there
+    const i3 = await iface(d1, 'wan3');
+    await cable(end('dcim.interface', i3), end('circuits.circuittermination', ctOther));
+    expect(await get(`/api/dcim/interfaces/${i3.id}/`)).toMatchObject({ connected_endpoints_type: 'circuits.providernetwork', connected_endpoints_reachable: true });
   });
 });
