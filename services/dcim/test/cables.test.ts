@@ -374,4 +374,56 @@ describe('cables', () => {
     await cable(end('dcim.interface', i3), end('circuits.circuittermination', ctOther));
     expect(await get(`/api/dcim/interfaces/${i3.id}/`)).toMatchObject({ connected_endpoints_type: 'circuits.providernetwork', connected_endpoints_reachable: true });
   });
+
+  test('when the far interface is bridged to another cabled interface, then the trace continues across the bridge', async () => {
+    const [d1, d2, d3] = await devices(3);
+    const i1 = await iface(d1, 'eth0');
+    const i3 = await iface(d2, 'eth1');
+    const i2 = await iface(d2, 'eth0', { bridge: i3.id });
+    const i4 = await iface(d3, 'eth0');
+    const c1 = await cable(end('dcim.interface', i1), end('dcim.interface', i2));
+    const c2 = await cable(end('dcim.interface', i3), end('dcim.interface', i4));
+    const trace = await get(`/api/dcim/interfaces/${i1.id}/trace/`);
+    expect(trace.map((seg: Obj[]) => [seg[0].map((o: Obj) => o.id), [seg[1].id], seg[2].map((o: Obj) => o.id)])).toEqual([
+      [[i1.id], [c1.id], [i2.id]],
+      [[i3.id], [c2.id], [i4.id]],
+    ]);
+    // the connected endpoint is still the cable's far end
+    expect((await get(`/api/dcim/interfaces/${i1.id}/`)).connected_endpoints.map((x: Obj) => x.id)).toEqual([i2.id]);
+  });
+
+  test("when an interface names ipam's VLANs, then they are global or of the device's site, tagged ones only in tagged mode, and filters find them", async () => {
+    const [d1] = await devices(1);
+    const site = (await get(`/api/dcim/devices/${d1.id}/`)).site;
+    const client = new pg.Client({ connectionString: suite.stack().databaseUrl });
+    await client.connect();
+    const base = 700000 + n * 10;
+    const vlan = (id: number, vid: number, siteId: number | null) => [
+      id,
+      { id, url: `/api/ipam/vlans/${id}/`, display: `v${vid}`, vid, name: `v${vid}` },
+      { id, vid, name: `v${vid}`, site: siteId, group: null, status: 'active' },
+    ];
+    try {
+      for (const v of [vlan(base + 1, 10, null), vlan(base + 2, 20, site.id), vlan(base + 3, 30, 999999)]) {
+        await client.query('INSERT INTO "dcim"."_proj_ipam_vlan" (id, version, deleted, nested, data) VALUES ($1, 1, false, $2, $3)', v);
+      }
+    } finally {
+      await client.end();
+    }
+    const post = (body: Obj) => suite.api().post('/api/dcim/interfaces/', { device: d1.id, name: `v-${Math.random()}`, type: '1000base-t', ...body });
+    expect((await post({ mode: 'access', untagged_vlan: base + 3 })).body).toEqual({
+      untagged_vlan: ["The untagged VLAN (v30) must belong to the same site as the interface's parent device, or it must be global."],
+    });
+    expect((await post({ mode: 'tagged', tagged_vlans: [base + 2, base + 3] })).body).toEqual({
+      tagged_vlans: ["VLAN v30 must belong to the same site as the interface's parent device, or it must be global."],
+    });
+    const trunk = await iface(d1, 'trunk0', { mode: 'tagged', untagged_vlan: base + 1, tagged_vlans: [base + 2] });
+    expect(trunk).toMatchObject({ untagged_vlan: { id: base + 1, vid: 10, name: 'v10' }, tagged_vlans: [{ id: base + 2, vid: 20, name: 'v20' }] });
+    const ids = async (q: string) => (await get(`/api/dcim/interfaces/?device_id=${d1.id}&${q}`)).results.map((x: Obj) => x.id);
+    expect(await ids('vlan=20')).toEqual([trunk.id]);
+    expect(await ids(`vlan_id=${base + 1}`)).toEqual([trunk.id]);
+    // leaving tagged mode drops the tagged VLANs; no mode drops the untagged one too
+    expect((await suite.api().patch(`/api/dcim/interfaces/${trunk.id}/`, { mode: 'access' })).body).toMatchObject({ tagged_vlans: [], untagged_vlan: { id: base + 1 } });
+    expect((await suite.api().patch(`/api/dcim/interfaces/${trunk.id}/`, { mode: null })).body).toMatchObject({ mode: null, untagged_vlan: null });
+  });
 });

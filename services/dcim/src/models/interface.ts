@@ -58,7 +58,7 @@ export const iface: ModelDef = component({
     l2vpn_termination: f.json({ readOnly: true, virtual: true }),
   },
   filters: (ctx) => interfaceFilters(ctx),
-  validate: (row, existing, wctx) => checkInterface(row, existing, wctx),
+  validate: (row, existing, wctx, body) => checkInterface(row, existing, wctx, body),
   hooks: {
     beforeSave: (columns, existing) => normalizeInterface(columns, existing),
     decorate: async (rows, out, c) => {
@@ -119,7 +119,7 @@ async function peerInterface(wctx: WriteContext, id: unknown): Promise<Peer | un
 }
 
 /** Interface.clean() and InterfaceSerializer.validate(), with NetBox's messages and fields. */
-async function checkInterface(row: Row, existing: Row | null, wctx: WriteContext): Promise<void> {
+async function checkInterface(row: Row, existing: Row | null, wctx: WriteContext, body: Row): Promise<void> {
   const type = String(row.type ?? '');
   const virtual = VIRTUAL_INTERFACE_TYPES.has(type);
   const wireless = WIRELESS_INTERFACE_TYPES.has(type);
@@ -173,23 +173,51 @@ async function checkInterface(row: Row, existing: Row | null, wctx: WriteContext
     const v = row[key];
     if (typeof v === 'string' && v.trim() !== '' && !parseMac(v, octets)) fail(key, `Invalid ${kind} format: ${v}`);
   }
-  await checkVlans(row, own?.site_id ?? null, wctx);
+  await checkVlans(row, own?.site_id ?? null, wctx, body);
 }
 
-/** The untagged VLAN and each tagged VLAN are global or of the device's site (from dcim's projection of ipam's VLANs). */
-async function checkVlans(row: Row, siteId: unknown, wctx: WriteContext): Promise<void> {
+/**
+ * The untagged VLAN (Interface.clean()) and each tagged VLAN written
+ * (InterfaceSerializer.validate()) are global or of the device's site, read
+ * from dcim's projection of ipam's VLANs.
+ */
+async function checkVlans(row: Row, siteId: unknown, wctx: WriteContext, body: Row): Promise<void> {
   const ctx = wctx.service;
   if (!projectedModels(ctx).has('ipam.vlan')) return;
-  const ids = isSet(row.untagged_vlan_id) ? [Number(row.untagged_vlan_id)] : [];
-  if (!ids.length) return;
-  const vlans = await wctx.tx.query(sql`SELECT id, data->>'site' AS site, data->>'name' AS name, data->>'vid' AS vid FROM ${projection(ctx, 'ipam.vlan')} WHERE id = ANY(${ids}::bigint[])`);
-  for (const v of vlans) {
-    if (v.site !== null && String(v.site) !== String(siteId)) {
-      throw new ValidationError({
-        untagged_vlan: [`The untagged VLAN (${String(v.name)}) must belong to the same site as the interface's parent device, or it must be global.`],
-      });
-    }
+  const untagged = isSet(row.untagged_vlan_id) ? [Number(row.untagged_vlan_id)] : [];
+  const given = Array.isArray(body.tagged_vlans) ? body.tagged_vlans : [];
+  const tagged = given.filter((v) => typeof v === 'number' || (typeof v === 'string' && /^\d{1,15}$/.test(v))).map(Number);
+  if (!untagged.length && !tagged.length) return;
+  const vlans = await wctx.tx.query(
+    sql`SELECT id, data->>'site' AS site, data->>'name' AS name FROM ${projection(ctx, 'ipam.vlan')} WHERE NOT deleted AND id = ANY(${[...untagged, ...tagged]}::bigint[])`,
+  );
+  const foreign = (id: number) => vlans.find((v) => Number(v.id) === id && v.site !== null && String(v.site) !== String(siteId));
+  const u = untagged.length ? foreign(untagged[0]) : undefined;
+  if (u) {
+    throw new ValidationError({
+      untagged_vlan: [`The untagged VLAN (${String(u.name)}) must belong to the same site as the interface's parent device, or it must be global.`],
+    });
   }
+  for (const id of tagged) {
+    const t = foreign(id);
+    if (t) throw new ValidationError({ tagged_vlans: [`VLAN ${String(t.name)} must belong to the same site as the interface's parent device, or it must be global.`] });
+  }
+}
+
+/** `vlan`: interfaces whose untagged VLAN or a tagged VLAN has this VID (from dcim's projection of ipam's VLANs). */
+function vlanByVid(ctx: ServiceContext): FilterDef {
+  const tagged = raw(ctx.db.table('interface_tagged_vlans'));
+  return {
+    kind: 'method',
+    name: 'vlan',
+    valueType: 'integer',
+    apply: (values) => {
+      const vids = values.filter((v) => /^\d{1,9}$/.test(v));
+      if (!projectedModels(ctx).has('ipam.vlan')) return sql`FALSE`;
+      const ids = sql`SELECT v.id FROM ${projection(ctx, 'ipam.vlan')} v WHERE NOT v.deleted AND v.data->>'vid' = ANY(${vids}::text[])`;
+      return or([sql`t.untagged_vlan_id IN (${ids})`, sql`EXISTS (SELECT 1 FROM ${tagged} l WHERE l.owner_id = t.id AND l.target_id IN (${ids}))`]);
+    },
+  };
 }
 
 /** NetBox's InterfaceFilterSet beyond the generated filters: kind, related interfaces by id, speed, VLANs, VRF. */
@@ -218,5 +246,6 @@ function interfaceFilters(ctx: ServiceContext): FilterDef[] {
       },
     },
     { kind: 'relation', name: 'vrf', expr: sql`t.vrf_id`, keyType: 'string', resolve: keyResolver(ctx, 'ipam.vrf', 'rd', false) },
+    vlanByVid(ctx),
   ];
 }
