@@ -11,6 +11,8 @@ const FACTORIES = {
     return w.createService(readConfig(w.webhooksConfig, { ...process.env, ...base }));
   },
   dcim: () => require('@inventory/dcim').createService,
+  circuits: () => require('@inventory/circuits').createService,
+  virtualization: () => require('@inventory/virtualization').createService,
 };
 
 async function main() {

@@ -20,6 +20,8 @@ const SERVICES = {
   users: () => (base) => { const u = require('@inventory/users'); return u.createService(readConfig(u.usersConfig, { ...process.env, ...base })); },
   tenancy: () => require('@inventory/tenancy').createService,
   dcim: () => require('@inventory/dcim').createService,
+  circuits: () => require('@inventory/circuits').createService,
+  virtualization: () => require('@inventory/virtualization').createService,
   extras: () => require('@inventory/extras').createService,
   webhooks: () => (base) => { const w = require('@inventory/webhooks'); return w.createService(readConfig(w.webhooksConfig, { ...process.env, ...base })); },
 };

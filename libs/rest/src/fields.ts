@@ -111,7 +111,8 @@ export interface Hop {
   name: string;
   via: string;
   to: string;
-  key: 'id' | 'slug';
+  /** `id`, or the attribute of `to` the values name (`slug`; `name` for models without a slug). */
+  key: 'id' | 'slug' | 'name';
   tree?: boolean;
 }
 

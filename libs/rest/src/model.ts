@@ -1,6 +1,6 @@
 import type { FilterDef } from '@inventory/filtering';
 import type { FieldDef } from './fields';
-import type { Change, Row, WriteContext } from './types';
+import type { Change, Row, Touched, WriteContext } from './types';
 import type { ServiceContext } from './registry';
 import type { Queryable } from './db';
 
@@ -13,8 +13,14 @@ export interface CountDef {
   field: string;
   /** Count objects attached to this node or any of its descendants. */
   tree?: boolean;
-  /** Extra condition on the counted rows (SQL over alias `c`). */
+  /** Extra condition on the counted rows (SQL over alias `c`; a projection's row keeps the owner's stored values in `c.data`). */
   where?: string;
+  /**
+   * Count through the object `field` points at: objects of `model` whose
+   * `field` names an object of `via.model` whose `via.field` is this one (a
+   * site's `virtualmachine_count`: machines whose cluster is in the site).
+   */
+  via?: { model: string; field: string };
 }
 
 export interface UniqueDef {
@@ -24,6 +30,12 @@ export interface UniqueDef {
   message: string;
   /** Only enforced when these fields are null (e.g. name unique among tenants without a group). */
   whenNull?: string[];
+  /**
+   * Only enforced when these fields are not blank (Django's
+   * `condition=~Q(name="")`: a provider account's name unique per provider
+   * when it has one).
+   */
+  unlessBlank?: string[];
   /** Compare case-insensitively. */
   caseInsensitive?: boolean;
 }
@@ -65,6 +77,12 @@ export interface ModelDef {
   hooks: ModelHooks;
   /** OPTIONS `description` / name overrides. */
   description?: string;
+  /**
+   * OpenAPI component name, when the verbose name would take another
+   * model's (a VM interface is NetBox's `VMInterface`, not `Interface`,
+   * which is dcim's: the gateway's merged document keeps the first of a name).
+   */
+  schemaName?: string;
 }
 
 export interface ModelHooks {
@@ -72,8 +90,10 @@ export interface ModelHooks {
   input?: (body: Row) => Row;
   /**
    * Model-level validation after fields are resolved; throw ValidationError.
-   * `body` is the request's object as sent (what a declaration cannot store
-   * as a column, such as a cable's terminations, is read from it).
+   * `data` is the stored row with the request's columns over it, and the
+   * many-to-many lists the request writes (by field name, as ids); `body` is
+   * the request's object as sent (what a declaration cannot store as a
+   * column, such as a cable's terminations, is read from it).
    */
   validate?: (data: Row, existing: Row | null, ctx: WriteContext, body: Row) => Promise<void> | void;
   /**
@@ -113,6 +133,15 @@ export interface ModelHooks {
    * paths through them). Objects it changes are noted with `noteTouched`.
    */
   afterSave?: (id: number, body: Row, existing: Row | null, ctx: WriteContext) => Promise<void>;
+  /**
+   * Runs inside a REST write's transaction once its handler applied it, with
+   * what it created, updated and deleted (before the changes are recorded):
+   * keeps derived values of other objects current (a virtual machine's disk
+   * total from its virtual disks), each changed object noted with
+   * `noteTouched`. Objects deleted by a cascade from another model do not
+   * run it.
+   */
+  afterWrite?: (touched: Touched, ctx: WriteContext) => Promise<void>;
   /** Runs inside the delete transaction before rows go (e.g. remove dependants). */
   beforeDelete?: (ids: number[], ctx: WriteContext) => Promise<void>;
   /** After a write committed (e.g. tell other services to drop caches). */

@@ -6,7 +6,7 @@ import { fieldsFor } from './serialize';
 type Schema = Record<string, unknown>;
 
 export function schemaName(model: ModelDef): string {
-  return titleName(model).replace(/[^A-Za-z0-9]/g, '');
+  return model.schemaName ?? titleName(model).replace(/[^A-Za-z0-9]/g, '');
 }
 
 const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });

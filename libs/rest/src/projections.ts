@@ -79,7 +79,10 @@ function deriveProjected(service: string, models: Map<string, ModelDef>): Map<st
         want(hop.to);
       }
     }
-    for (const count of Object.values(m.counts)) want(count.model, count.field);
+    for (const count of Object.values(m.counts)) {
+      want(count.model, count.field);
+      if (count.via) want(count.via.model, count.via.field);
+    }
     // tags are another service's objects too (extras'): rendered and filtered by from a projection
     if (m.tags) want('extras.tag');
     // contact filters go through tenancy's assignments, contacts and groups

@@ -2,7 +2,7 @@ import { ValidationError } from '@inventory/core';
 import { Sql, sql, raw, ident, join } from '@inventory/filtering';
 import { fieldOf } from './fields';
 import { naturalColumn } from './natural';
-import type { ModelDef } from './model';
+import type { CountDef, ModelDef } from './model';
 import type { Queryable } from './db';
 import type { ServiceContext } from './registry';
 import type { Row } from './types';
@@ -12,6 +12,10 @@ import { projectedModels, projection } from './projections';
 export function countColumns(ctx: ServiceContext, model: ModelDef): Sql[] {
   const out: Sql[] = [];
   for (const [name, def] of Object.entries(model.counts)) {
+    if (def.via) {
+      out.push(countThrough(ctx, name, def, def.via));
+      continue;
+    }
     const target = ctx.models.get(def.model);
     if (!target) {
       // another service's objects, from the projection; a model nobody serves yet counts nothing
@@ -40,10 +44,31 @@ export function countColumns(ctx: ServiceContext, model: ModelDef): Sql[] {
 function projectedCount(ctx: ServiceContext, model: ModelDef, name: string, def: ModelDef['counts'][string]): Sql {
   const ref = sql`(c.data->>${def.field})::bigint`;
   const table = projection(ctx, def.model);
+  // the extra condition reads the projected row: its stored values are `c.data`
+  const extra = def.where ? raw(` AND ${def.where}`) : raw('');
   if (def.tree) {
-    return sql`(SELECT count(*) FROM ${table} c JOIN ${raw(ctx.db.table(model.table))} g ON g.id = ${ref} WHERE NOT c.deleted AND g._path @> ARRAY[t.id]::bigint[]) AS ${ident(`__count_${name}`)}`;
+    return sql`(SELECT count(*) FROM ${table} c JOIN ${raw(ctx.db.table(model.table))} g ON g.id = ${ref} WHERE NOT c.deleted AND g._path @> ARRAY[t.id]::bigint[]${extra}) AS ${ident(`__count_${name}`)}`;
   }
-  return sql`(SELECT count(*) FROM ${table} c WHERE NOT c.deleted AND ${ref} = t.id) AS ${ident(`__count_${name}`)}`;
+  return sql`(SELECT count(*) FROM ${table} c WHERE NOT c.deleted AND ${ref} = t.id${extra}) AS ${ident(`__count_${name}`)}`;
+}
+
+/**
+ * A count through another object (CountDef.via), each side read from its
+ * table or this service's projection of it; a model nobody serves yet counts 0.
+ */
+function countThrough(ctx: ServiceContext, name: string, def: CountDef, via: { model: string; field: string }): Sql {
+  const alias = ident(`__count_${name}`);
+  const side = (label: string, as: string, field: string) => {
+    const local = ctx.models.get(label);
+    if (local) return { from: sql`${raw(ctx.db.table(local.table))} ${raw(as)}`, live: raw('TRUE'), ref: sql`${raw(as)}.${ident(`${field}_id`)}` };
+    if (!projectedModels(ctx).has(label)) return null;
+    return { from: sql`${projection(ctx, label)} ${raw(as)}`, live: raw(`NOT ${as}.deleted`), ref: sql`(${raw(as)}.data->>${field})::bigint` };
+  };
+  const counted = side(def.model, 'c', def.field);
+  const through = side(via.model, 'v', via.field);
+  if (!counted || !through) return sql`0 AS ${alias}`;
+  return sql`(SELECT count(*) FROM ${counted.from} JOIN ${through.from} ON v.id = ${counted.ref}
+    WHERE ${counted.live} AND ${through.live} AND ${through.ref} = t.id) AS ${alias}`;
 }
 
 /** An ordering term's SQL; why it cannot be served (a 400 names it); or null (unknown, ignored). */

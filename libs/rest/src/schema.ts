@@ -141,7 +141,11 @@ export async function createModelTables(qi: QueryInterface, schema: string, mode
       // case-insensitive rules lower their text columns (a device's name), not the ids beside them
       const lowered = (f: string) => u.caseInsensitive && TEXT_TYPES.has(model.fields[f]?.type);
       const cols = u.fields.map((f) => (lowered(f) ? `lower("${fieldColumn(model, f)}")` : `"${fieldColumn(model, f)}"`));
-      const where = u.whenNull?.length ? ` WHERE ${u.whenNull.map((f) => `"${fieldColumn(model, f)}" IS NULL`).join(' AND ')}` : '';
+      const conds = [
+        ...(u.whenNull ?? []).map((f) => `"${fieldColumn(model, f)}" IS NULL`),
+        ...(u.unlessBlank ?? []).map((f) => `"${fieldColumn(model, f)}" <> ''`),
+      ];
+      const where = conds.length ? ` WHERE ${conds.join(' AND ')}` : '';
       await q(`CREATE UNIQUE INDEX "${uniqueIndexName(model, u)}" ON "${schema}"."${model.table}" (${cols.join(', ')})${where}`);
     }
   }
@@ -255,13 +259,14 @@ function fieldColumn(model: ModelDef, field: string): string {
 
 /**
  * The unique index enforcing a declared unique rule:
- * `<table>_<columns>[_ci][_where_<columns>_null]_uniq`
+ * `<table>_<columns>[_ci][_where_<columns>_null][_where_<columns>_not_blank]_uniq`
  * (e.g. `tenant_name_where_group_id_null_uniq`); `uniqueViolation` maps it back.
  */
 export function uniqueIndexName(model: ModelDef, rule: UniqueDef): string {
   const parts = rule.fields.map((f) => fieldColumn(model, f));
   if (rule.caseInsensitive) parts.push('ci');
   if (rule.whenNull?.length) parts.push('where', ...rule.whenNull.map((f) => fieldColumn(model, f)), 'null');
+  if (rule.unlessBlank?.length) parts.push('where', ...rule.unlessBlank.map((f) => fieldColumn(model, f)), 'not_blank');
   return objectName(model.table, parts, 'uniq');
 }
 

@@ -10,6 +10,8 @@ interface Rule {
   columns: string[];
   /** Columns that must be null for the rule to apply (a name unique among top-level objects). */
   whenNull: string[];
+  /** Columns that must not be blank ('' or null) for the rule to apply. */
+  unlessBlank: string[];
   caseInsensitive: boolean;
   errorField: string;
   message: string;
@@ -22,6 +24,7 @@ function rulesOf(model: ModelDef): Rule[] {
     rules.push({
       columns: [columnOf(name, field)!],
       whenNull: [],
+      unlessBlank: [],
       caseInsensitive: false,
       errorField: name,
       message: typeof field.unique === 'string' ? field.unique : `${model.verboseName} with this ${field.label ?? name} already exists.`,
@@ -32,6 +35,7 @@ function rulesOf(model: ModelDef): Rule[] {
     rules.push({
       columns: u.fields.map(col),
       whenNull: (u.whenNull ?? []).map(col),
+      unlessBlank: (u.unlessBlank ?? []).map(col),
       caseInsensitive: !!u.caseInsensitive,
       errorField: u.errorField ?? '__all__',
       message: u.message,
@@ -45,9 +49,10 @@ function probe(rule: Rule, row: Row, field: boolean): unknown[] | null {
   const values = rule.columns.map((c) => row[c]);
   if (values.some((v) => v === undefined)) return null;
   if (field && (values[0] === null || values[0] === '')) return null; // a blank unique field is not compared
-  if (rule.whenNull.length) {
-    if (rule.whenNull.some((c) => (row[c] ?? null) !== null)) return null;
-  } else if (values.some((v) => v === null)) return null; // NULLs are distinct
+  if (rule.unlessBlank.some((c) => row[c] === undefined || row[c] === null || row[c] === '')) return null;
+  if (rule.whenNull.some((c) => (row[c] ?? null) !== null)) return null;
+  // NULLs are distinct (as in the database's unique index): a device without a name clashes with none
+  if (values.some((v) => v === null)) return null;
   return values;
 }
 
@@ -79,6 +84,7 @@ export async function uniqueErrors(ctx: ServiceContext, model: ModelDef, rows: R
       const valued = rule.columns.filter((_, k) => pattern[k] === 'v');
       const conds: Sql[] = rule.columns.filter((_, k) => pattern[k] === 'n').map((c) => sql`${ident(c)} IS NULL`);
       for (const c of rule.whenNull) conds.push(sql`${ident(c)} IS NULL`);
+      for (const c of rule.unlessBlank) conds.push(sql`${ident(c)} <> ''`);
       if (selfId !== null) conds.push(sql`id <> ${selfId}`);
       const column = (c: string) => (rule.caseInsensitive ? sql`lower(${ident(c)}::text)` : ident(c));
       const value = (v: unknown) => (rule.caseInsensitive ? sql`lower(${String(v)})` : sql`${v}`);

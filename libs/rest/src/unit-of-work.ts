@@ -102,6 +102,7 @@ async function applyIn<T extends { touched: Touched }>(
 ): Promise<{ applied: T; recorded: Recorded }> {
   if (model.tree) await lockTree(wctx.tx, model);
   const applied = await work(wctx);
+  if (model.hooks.afterWrite) await model.hooks.afterWrite(applied.touched, wctx);
   const recorded = await recordChanges(ctx, model, wctx, applied.touched);
   return { applied, recorded };
 }

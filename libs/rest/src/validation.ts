@@ -62,7 +62,8 @@ function choiceSchema(field: ChoiceField): Joi.Schema {
     // integer-valued choices also accept the label's slug form (VLAN status "active")
     if (numeric && typeof v === 'string') v = field.choices.find(([, l]) => l.toLowerCase() === String(v).toLowerCase())?.[0] ?? v;
     const hit = field.choices.find(([c]) => c === v);
-    if (!hit) return helpers.message({ custom: `${String(value)} is not a valid choice.` });
+    // NetBox's ChoiceField names the value bare; a stock DRF ChoiceField (a plain one) quotes it
+    if (!hit) return helpers.message({ custom: field.plain ? `"${String(value)}" is not a valid choice.` : `${String(value)} is not a valid choice.` });
     return hit[0];
   });
 }

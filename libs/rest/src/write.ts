@@ -166,6 +166,8 @@ export async function prepare(
   if (Object.keys(errs).length) throw new ValidationError(errs);
 
   const merged: Row = { ...(existing ?? {}), ...columns };
+  // what the model's rules see: the many-to-many lists this request writes, as ids (a VM interface's tagged VLANs)
+  for (const [name, ids] of m2m) merged[name] = ids;
   if (!opts.deferUnique) await checkUnique(ctx, model, merged, existing ? Number(existing.id) : null, wctx.tx);
   if (model.tree) await checkTreeParent(ctx, model, merged, existing, wctx.tx);
   if (model.hooks.validate) await model.hooks.validate(merged, existing, wctx, body);
@@ -361,7 +363,10 @@ export async function protectingObjects(ctx: ServiceContext, label: string, ids:
   for (const other of ctx.models.values()) {
     for (const [name, field] of Object.entries(other.fields)) {
       if (field.type !== 'fk' || field.virtual || field.to !== label || field.onDelete !== 'PROTECT') continue;
-      const rows = await q.query(sql`SELECT * FROM ${raw(ctx.db.table(other.table))} WHERE ${ident(`${name}_id`)} = ANY(${ids}::bigint[]) ORDER BY id`);
+      // a reference to the model itself protects nothing that goes in the same delete (Django's RESTRICT: a
+      // virtual machine's child interfaces go with their parent when the machine's interfaces are deleted)
+      const self = other.label === label ? sql` AND NOT (id = ANY(${ids}::bigint[]))` : raw('');
+      const rows = await q.query(sql`SELECT * FROM ${raw(ctx.db.table(other.table))} WHERE ${ident(`${name}_id`)} = ANY(${ids}::bigint[])${self} ORDER BY id`);
       // full representations, so the display names its related objects as NetBox's str() does
       for (const r of await represent(ctx, other, rows, 'full', '', q)) found.push(`${String(r.display)} (${String(r.id)})`);
     }

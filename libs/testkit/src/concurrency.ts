@@ -188,9 +188,11 @@ async function checkInvariants(ctx: PassContext, defects: Defects, counted: { na
   for (const u of model.unique) {
     const cols = u.fields.map((n) => `"${column(model, n)}"`);
     const exprs = cols.map((c) => (u.caseInsensitive ? `lower(${c}::text)` : c));
-    const where = u.whenNull?.length ? u.whenNull.map((n) => `"${column(model, n)}" IS NULL`) : cols.map((c) => `${c} IS NOT NULL`);
+    // NULLs are distinct in the rule's own columns (as in the database's index); whenNull columns must be null
+    const where = [...(u.whenNull ?? []).map((n) => `"${column(model, n)}" IS NULL`), ...cols.map((c) => `${c} IS NOT NULL`)];
+    for (const n of u.unlessBlank ?? []) where.push(`"${column(model, n)}" <> ''`);
     const dup = await db.query(`SELECT ${exprs.map((e, i) => `${e} AS c${i}`).join(', ')}, count(*)::int AS n FROM ${t} WHERE ${where.join(' AND ')} GROUP BY ${exprs.join(', ')} HAVING count(*) > 1`);
-    if (dup.length) bad(`unique rule (${u.fields.join(', ')}${u.whenNull ? ` when ${u.whenNull.join(', ')} is null` : ''}) is broken`, dup);
+    if (dup.length) bad(`unique rule (${u.fields.join(', ')}${u.whenNull ? ` when ${u.whenNull.join(', ')} is null` : ''}${u.unlessBlank ? ` when ${u.unlessBlank.join(', ')} is not blank` : ''}) is broken`, dup);
   }
 
   if (model.tree && model.fields.parent?.type === 'fk') {

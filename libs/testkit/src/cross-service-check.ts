@@ -13,10 +13,10 @@ function ok(reply: Reply, status: number, what: string): Reply {
 }
 
 /** The model's references to other services' models, from its declaration. */
-export function crossServiceReferences(model: ModelDef, service: string): [string, RelationField][] {
+export function crossServiceReferences(model: ModelDef, service: string, exclude: string[] = []): [string, RelationField][] {
   return Object.entries(model.fields).filter((e): e is [string, RelationField] => {
-    const owner = e[1].type === 'fk' ? contentType(e[1].to)?.service : undefined;
-    return !!owner && owner !== service;
+    const owner = e[1].type === 'fk' && !e[1].virtual && !e[1].readOnly ? contentType(e[1].to)?.service : undefined;
+    return !!owner && owner !== service && !exclude.includes(e[0]);
   });
 }
 
@@ -33,10 +33,22 @@ export function crossServiceReferences(model: ModelDef, service: string): [strin
  * declared otherwise: a user by username).
  */
 export function crossServiceTests(
-  o: { stack: () => Stack; service: string; model: ModelDef; path: string; targets?: Record<string, (i: number) => Obj>; unserved?: string[] },
+  o: { stack: () => Stack; service: string; model: ModelDef; path: string; targets?: Record<string, (i: number) => Obj>; crossServiceExclude?: string[]; unserved?: string[] },
   pass: () => PassContext,
 ): void {
-  const references = crossServiceReferences(o.model, o.service);
+  const unserved = new Set(o.unserved ?? []);
+  const references = crossServiceReferences(o.model, o.service, o.crossServiceExclude).filter(([, field]) => !unserved.has(field.to));
+  if (unserved.size) {
+    test('when a reference\'s target is served by no service yet, then its owner does not answer for it (the pass leaves it out)', async () => {
+      const stack = o.stack();
+      for (const label of unserved) {
+        const ct = contentType(label);
+        if (!ct || !(ct.service in stack.urls)) continue;
+        const reply = await stack.client(ct.service).get(`/api/${ct.service}/${ct.endpoint}/`);
+        expect([label, reply.status]).toEqual([label, 404]);
+      }
+    });
+  }
   if (!references.length) return;
   let n = 0;
   const targetBody = (label: string) => {
@@ -50,10 +62,6 @@ export function crossServiceTests(
     const stack = o.stack();
     for (const [name, field] of references) {
       const ct = contentType(field.to)!;
-      if (o.unserved?.includes(ct.service)) {
-        if (ct.service in stack.urls) throw new Error(`${name} refers to ${field.to}: ${ct.service} runs now, drop it from the contract's unserved services`);
-        continue;
-      }
       if (!(ct.service in stack.urls)) throw new Error(`${name} refers to ${field.to}: the contract's stack must run ${ct.service}`);
       const owner = stack.client(ct.service);
       const targetPath = `/api/${ct.service}/${ct.endpoint}/`;

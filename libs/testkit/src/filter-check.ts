@@ -299,6 +299,7 @@ export async function filterPass(ctx: PassContext): Promise<void> {
           ok = true;
           break;
         }
+        if (typeof a !== 'string') pair.a = a; // A changed before B was refused
         why = typeof a === 'string' ? a : (b as string);
         // some values may be set on create only (a custom field's type): make A and B with them
         const made = await Promise.all([va, vb].map(async (v) => api.post(path, { ...(await ctx.make()), [name]: v })));
@@ -369,6 +370,8 @@ export async function filterPass(ctx: PassContext): Promise<void> {
         const b = typeof a === 'string' ? a : await patch(pair.b, { [name]: targets[1].id });
         if (typeof a === 'string' || typeof b === 'string') {
           skipped.push(`${name}: cannot point A and B at new ${field.to} objects (${typeof a === 'string' ? a : (b as string)})`);
+          // A may have moved before B was refused: the checks below read it as it now is
+          if (typeof a !== 'string') pair.a = a;
           targets = [];
         } else Object.assign(pair, { a, b });
       }

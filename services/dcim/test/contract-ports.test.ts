@@ -37,7 +37,7 @@ runModelContract('interface', {
   ],
   brief: ['device', 'name', 'cable', 'connection_status', '_occupied'],
   // untagged_vlan, tagged_vlans and vrf are ipam's, which this repository does not serve yet
-  unserved: ['ipam'],
+  unserved: ['ipam.vlan', 'ipam.vrf'],
   choices: ['type', 'duplex', 'mode', 'poe_mode', 'poe_type', 'rf_role', 'rf_channel'],
   filters: [
     ...componentFilters,

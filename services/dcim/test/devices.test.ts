@@ -171,4 +171,79 @@ describe('devices', () => {
     expect((await suite.api().delete(`/api/dcim/platforms/${p.id}/`)).status).toBe(204);
     expect((await suite.api().get(`/api/dcim/devices/${d.id}/`)).body.platform).toBeNull();
   });
+
+  test('when a rack elevation is asked for, then its half units run top to bottom with the devices on them, paginated; as SVG it draws them', async () => {
+    const w = await world({ u_height: 2 });
+    const rack = await made('/api/dcim/racks/', { name: `Elev ${n}`, site: w.site.id, u_height: 4 });
+    const d = await made('/api/dcim/devices/', { name: `e-${n}`, device_type: w.dt.id, role: w.role.id, site: w.site.id, rack: rack.id, position: 2, face: 'front' });
+    const page = (await suite.api().get(`/api/dcim/racks/${rack.id}/elevation/?limit=3`)).body;
+    expect(page.count).toBe(8);
+    expect(page.results.map((u: Obj) => u.name)).toEqual(['U4.5', 'U4', 'U3.5']);
+    expect(page.next).toContain('offset=3');
+    const all = (await suite.api().get(`/api/dcim/racks/${rack.id}/elevation/?limit=0`)).body.results;
+    const nested = { id: d.id, url: d.url, display: d.name, name: d.name, display_name: d.name };
+    expect(all.find((u: Obj) => u.name === 'U3')).toEqual({ id: 3, name: 'U3', face: { value: 'front', label: 'Front' }, device: nested, occupied: true, display: 'U3' });
+    expect(all.filter((u: Obj) => u.occupied).map((u: Obj) => u.id)).toEqual([3.5, 3, 2.5, 2]);
+    const rear = (await suite.api().get(`/api/dcim/racks/${rack.id}/elevation/?face=rear&limit=0`)).body.results;
+    expect(rear.filter((u: Obj) => u.occupied).map((u: Obj) => u.id)).toEqual([3.5, 3, 2.5, 2]); // full depth
+    const lowest = (await suite.api().get(`/api/dcim/racks/${rack.id}/elevation/?expand_devices=false&limit=0`)).body.results;
+    expect(lowest.filter((u: Obj) => u.occupied).map((u: Obj) => u.id)).toEqual([2]);
+    const q = (await suite.api().get(`/api/dcim/racks/${rack.id}/elevation/?q=.5`)).body;
+    expect(q.results.map((u: Obj) => u.name)).toEqual(['U4.5', 'U3.5', 'U2.5', 'U1.5']);
+    const bad = await suite.api().get(`/api/dcim/racks/${rack.id}/elevation/?face=top`);
+    expect(bad.status).toBe(400);
+    expect(Object.keys(bad.body)).toEqual(['face']);
+    const svg = await suite.api().get(`/api/dcim/racks/${rack.id}/elevation/?render=svg`);
+    expect(svg.status).toBe(200);
+    expect(svg.headers.get('content-type')).toMatch(/^image\/svg\+xml/);
+    expect(svg.text).toContain(`>${d.name}</text>`);
+    expect(svg.text).toContain(d.url);
+    expect((await suite.api().get('/api/dcim/racks/999999/elevation/')).status).toBe(404);
+  });
+
+  test('when 100 devices are made from a type with every kind of template, then each gets its components with ports, outlets and bridges mapped to its own', async () => {
+    const w = await world();
+    const t = w.dt.id;
+    const psu = await made('/api/dcim/power-port-templates/', { device_type: t, name: 'PSU1', type: 'iec-60320-c14', maximum_draw: 500 });
+    await made('/api/dcim/power-outlet-templates/', { device_type: t, name: 'Out1', power_port: psu.id, feed_leg: 'A' });
+    await made('/api/dcim/console-port-templates/', { device_type: t, name: 'Console', type: 'rj-45' });
+    await made('/api/dcim/console-server-port-templates/', { device_type: t, name: 'CS1' });
+    const br = await made('/api/dcim/interface-templates/', { device_type: t, name: 'br0', type: 'bridge' });
+    await made('/api/dcim/interface-templates/', Array.from({ length: 48 }, (_, i) => ({ device_type: t, name: `eth${i + 1}`, type: '1000base-t', bridge: i === 0 ? br.id : null, mgmt_only: i === 47 })));
+    const rear = await made('/api/dcim/rear-port-templates/', { device_type: t, name: 'R1', type: 'lc', positions: 2 });
+    await made('/api/dcim/front-port-templates/', [1, 2].map((p) => ({ device_type: t, name: `F${p}`, type: 'lc', rear_port: rear.id, rear_port_position: p })));
+    const devices = await made('/api/dcim/devices/', Array.from({ length: 100 }, (_, i) => ({ name: `bulk-${n}-${i}`, device_type: t, role: w.role.id, site: w.site.id })));
+    expect(devices).toHaveLength(100);
+    const last = devices[99];
+    const detail = (await suite.api().get(`/api/dcim/devices/${last.id}/`)).body;
+    expect(detail).toMatchObject({ interface_count: 49, power_port_count: 1, power_outlet_count: 1, console_port_count: 1, console_server_port_count: 1, rear_port_count: 1, front_port_count: 2 });
+    const ifaces = (await suite.api().get(`/api/dcim/interfaces/?device_id=${last.id}&limit=100`)).body.results;
+    const own = ifaces.find((i: Obj) => i.name === 'br0');
+    expect(ifaces.find((i: Obj) => i.name === 'eth1').bridge).toMatchObject({ id: own.id, name: 'br0' });
+    expect(ifaces.find((i: Obj) => i.name === 'eth48').mgmt_only).toBe(true);
+    const outlet = (await suite.api().get(`/api/dcim/power-outlets/?device_id=${last.id}`)).body.results[0];
+    const port = (await suite.api().get(`/api/dcim/power-ports/?device_id=${last.id}`)).body.results[0];
+    expect(outlet.power_port).toMatchObject({ id: port.id, name: 'PSU1' });
+    expect(port.maximum_draw).toBe(500);
+    const fronts = (await suite.api().get(`/api/dcim/front-ports/?device_id=${last.id}`)).body.results;
+    const ownRear = (await suite.api().get(`/api/dcim/rear-ports/?device_id=${last.id}`)).body.results[0];
+    expect(fronts.map((f: Obj) => [f.name, f.rear_port.id, f.rear_port_position])).toEqual([['F1', ownRear.id, 1], ['F2', ownRear.id, 2]]);
+    expect(ownRear.positions).toBe(2);
+    const all = (await suite.api().get(`/api/dcim/interfaces/?site_id=${w.site.id}&limit=1`)).body.count;
+    expect(all).toBe(4900);
+  });
+
+  test('when a module is installed in a bay, then its type makes its components on the device with {module} replaced by the bay position', async () => {
+    const w = await world();
+    await made('/api/dcim/module-bay-templates/', { device_type: w.dt.id, name: 'Slot 3', position: '3' });
+    const mt = await made('/api/dcim/module-types/', { manufacturer: w.maker.id, model: `Optics ${n}` });
+    await made('/api/dcim/interface-templates/', [1, 2].map((p) => ({ module_type: mt.id, name: `xe-{module}/0/${p}`, type: '10gbase-x-sfpp' })));
+    const d = await made('/api/dcim/devices/', { name: `mod-${n}`, device_type: w.dt.id, role: w.role.id, site: w.site.id });
+    const [bay] = (await suite.api().get(`/api/dcim/module-bays/?device_id=${d.id}`)).body.results;
+    const m = await made('/api/dcim/modules/', { device: d.id, module_bay: bay.id, module_type: mt.id });
+    const ifaces = (await suite.api().get(`/api/dcim/interfaces/?device_id=${d.id}`)).body.results;
+    expect(ifaces.map((i: Obj) => [i.name, i.module?.id])).toEqual([['xe-3/0/1', m.id], ['xe-3/0/2', m.id]]);
+    expect((await suite.api().delete(`/api/dcim/modules/${m.id}/`)).status).toBe(204);
+    expect((await suite.api().get(`/api/dcim/interfaces/?device_id=${d.id}`)).body.count).toBe(0);
+  });
 });

@@ -40,7 +40,6 @@ export const deviceType: ModelDef = defineModel({
     { fields: ['manufacturer', 'model'], message: 'Device type with this Manufacturer and Model already exists.' },
     { fields: ['manufacturer', 'slug'], message: 'Device type with this Manufacturer and Slug already exists.' },
   ],
-  // devices are not served yet: they count 0 (as a site's devices)
   counts: {
     device_count: { model: 'dcim.device', field: 'device_type' },
     console_port_template_count: { model: 'dcim.consoleporttemplate', field: 'device_type' },

@@ -24,6 +24,10 @@ import { virtualChassis } from './virtualChassis';
 import { moduleBay } from './moduleBay';
 import { deviceBay } from './deviceBay';
 import { module } from './module';
+import { inventoryItemRole } from './inventoryItemRole';
+import { inventoryItem } from './inventoryItem';
+import { inventoryItemTemplate } from './inventoryItemTemplate';
+import { virtualDeviceContext } from './virtualDeviceContext';
 import { cable } from './cable';
 import { cableTermination } from './cableTermination';
 import { powerPanel } from './powerPanel';
@@ -36,11 +40,11 @@ import { iface } from './interface';
 import { rearPort } from './rearPort';
 import { frontPort } from './frontPort';
 
-export { region, siteGroup, site, location, manufacturer, rackRole, deviceRole, platform, rack, rackReservation, deviceType, moduleType, consolePortTemplate, consoleServerPortTemplate, powerPortTemplate, powerOutletTemplate, interfaceTemplate, rearPortTemplate, frontPortTemplate, moduleBayTemplate, deviceBayTemplate, device, virtualChassis, moduleBay, deviceBay, module, cable, cableTermination, powerPanel, powerFeed, consolePort, consoleServerPort, powerPort, powerOutlet, iface, rearPort, frontPort };
+export { region, siteGroup, site, location, manufacturer, rackRole, deviceRole, platform, rack, rackReservation, deviceType, moduleType, consolePortTemplate, consoleServerPortTemplate, powerPortTemplate, powerOutletTemplate, interfaceTemplate, rearPortTemplate, frontPortTemplate, moduleBayTemplate, deviceBayTemplate, device, virtualChassis, moduleBay, deviceBay, module, inventoryItemRole, inventoryItem, inventoryItemTemplate, virtualDeviceContext, cable, cableTermination, powerPanel, powerFeed, consolePort, consoleServerPort, powerPort, powerOutlet, iface, rearPort, frontPort };
 export { SITE_STATUS, LOCATION_STATUS, RACK_STATUS, RACK_TYPE, RACK_WIDTH, RACK_DIMENSION_UNIT, WEIGHT_UNIT, SUBDEVICE_ROLE, DEVICE_AIRFLOW, DEVICE_STATUS, DEVICE_FACE, MODULE_STATUS } from './choices';
 
 /** Cables, power panels and feeds, device components (0005_components_and_cables), after devices and modules. */
 const cabling = [cable, cableTermination, powerPanel, powerFeed, consolePort, consoleServerPort, powerPort, powerOutlet, iface, rearPort, frontPort];
 
 /** In dependency order (tables are created in this order). */
-export const models = [region, siteGroup, site, location, manufacturer, rackRole, deviceRole, platform, rack, rackReservation, deviceType, moduleType, consolePortTemplate, consoleServerPortTemplate, powerPortTemplate, powerOutletTemplate, interfaceTemplate, rearPortTemplate, frontPortTemplate, moduleBayTemplate, deviceBayTemplate, device, virtualChassis, moduleBay, deviceBay, module, ...cabling];
+export const models = [region, siteGroup, site, location, manufacturer, rackRole, deviceRole, platform, rack, rackReservation, deviceType, moduleType, consolePortTemplate, consoleServerPortTemplate, powerPortTemplate, powerOutletTemplate, interfaceTemplate, rearPortTemplate, frontPortTemplate, moduleBayTemplate, deviceBayTemplate, device, virtualChassis, moduleBay, deviceBay, module, ...cabling, inventoryItemRole, inventoryItem, inventoryItemTemplate, virtualDeviceContext];

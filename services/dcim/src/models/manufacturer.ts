@@ -13,7 +13,6 @@ export const manufacturer: ModelDef = defineModel({
   display: (row) => String(row.name),
   ordering: ['name'],
   search: ['name', 'slug', 'description'],
-  // inventory items are not served yet: they count 0 (as a site's devices)
   counts: {
     devicetype_count: { model: 'dcim.devicetype', field: 'manufacturer' },
     inventoryitem_count: { model: 'dcim.inventoryitem', field: 'manufacturer' },

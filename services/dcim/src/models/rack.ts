@@ -50,7 +50,6 @@ export const rack: ModelDef = defineModel({
     { fields: ['location', 'name'], message: 'Rack with this Location and Name already exists.' },
     { fields: ['location', 'facility_id'], message: 'Rack with this Location and Facility ID already exists.' },
   ],
-  // devices and power feeds are not served yet: they count 0 (as a site's devices)
   counts: {
     device_count: { model: 'dcim.device', field: 'rack' },
     powerfeed_count: { model: 'dcim.powerfeed', field: 'rack' },

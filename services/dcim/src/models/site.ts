@@ -34,6 +34,8 @@ export const site: ModelDef = defineModel({
     device_count: { model: 'dcim.device', field: 'site' },
     prefix_count: { model: 'ipam.prefix', field: 'site' },
     rack_count: { model: 'dcim.rack', field: 'site' },
+    // NetBox counts the machines whose cluster is in the site (cluster__site), not the machines' own site
+    virtualmachine_count: { model: 'virtualization.virtualmachine', field: 'cluster', via: { model: 'virtualization.cluster', field: 'site' } },
     vlan_count: { model: 'ipam.vlan', field: 'site' },
   },
   // NetBox's Contacts filters (contact, contact_role, contact_group), through tenancy's assignments

@@ -27,7 +27,7 @@ export function typeSearchFilter(ctx: ServiceContext): FilterDef {
  * NetBox's "has at least one template of that kind" booleans of device and
  * module types (`console_ports`, …, `pass_through_ports` for front or rear
  * port templates); device types also have `module_bays`, `device_bays` and
- * `inventory_items` (inventory item templates are not served yet: none match).
+ * `inventory_items`.
  */
 export function templateFilters(ctx: ServiceContext, ownerColumn: 'device_type_id' | 'module_type_id', deviceType: boolean): FilterDef[] {
   const has = (table: string) => sql`EXISTS (SELECT 1 FROM ${raw(ctx.db.table(table))} x WHERE x.${raw(ownerColumn)} = t.id)`;
@@ -43,7 +43,7 @@ export function templateFilters(ctx: ServiceContext, ownerColumn: 'device_type_i
     filters.push(
       { kind: 'boolean', name: 'module_bays', expr: has('module_bay_template') },
       { kind: 'boolean', name: 'device_bays', expr: has('device_bay_template') },
-      { kind: 'boolean', name: 'inventory_items', expr: sql`FALSE` },
+      { kind: 'boolean', name: 'inventory_items', expr: has('inventory_item_template') },
     );
   }
   return filters;

@@ -1,0 +1,2 @@
+export { createService } from './service';
+export * as virtualizationModels from './models';
