@@ -426,4 +426,17 @@ describe('cables', () => {
     expect((await suite.api().patch(`/api/dcim/interfaces/${trunk.id}/`, { mode: 'access' })).body).toMatchObject({ tagged_vlans: [], untagged_vlan: { id: base + 1 } });
     expect((await suite.api().patch(`/api/dcim/interfaces/${trunk.id}/`, { mode: null })).body).toMatchObject({ mode: null, untagged_vlan: null });
   });
+
+  test('when an interface belongs to virtual device contexts, then it shows them and the vdc filters find it', async () => {
+    const [d1] = await devices(1);
+    const vdc = await made('/api/dcim/virtual-device-contexts/', { name: `VDC ${n}`, device: d1.id, identifier: 7, status: 'active' });
+    const i1 = await iface(d1, 'eth0', { vdcs: [vdc.id] });
+    await iface(d1, 'eth1');
+    expect(Object.keys(i1).slice(3, 6)).toEqual(['device', 'vdcs', 'module']);
+    expect(i1.vdcs).toEqual([expect.objectContaining({ id: vdc.id, name: vdc.name, identifier: 7, device: expect.objectContaining({ id: d1.id }) })]);
+    const ids = async (q: string) => (await get(`/api/dcim/interfaces/?device_id=${d1.id}&${q}`)).results.map((x: Obj) => x.id);
+    expect(await ids(`vdc_id=${vdc.id}`)).toEqual([i1.id]);
+    expect(await ids(`vdc=${encodeURIComponent(vdc.name)}`)).toEqual([i1.id]);
+    expect(await ids('vdc_identifier=7')).toEqual([i1.id]);
+  });
 });

@@ -24,6 +24,10 @@ export const iface: ModelDef = component({
   verboseName: 'interface',
   pathEndpoint: true,
   brief: ['connection_status'],
+  // NetBox's wire order puts the interface's virtual device contexts between its device and module
+  beforeModule: {
+    vdcs: f.m2m('dcim.virtualdevicecontext', 'interface_vdcs', { idFilter: 'vdc_id', filterKey: null, label: 'virtual device contexts' }),
+  },
   fields: {
     type: f.choice(INTERFACE_TYPE, { required: true, nullable: false }),
     enabled: f.boolean(true),
@@ -204,6 +208,21 @@ async function checkVlans(row: Row, siteId: unknown, wctx: WriteContext, body: R
   }
 }
 
+/** `vdc` (by name) and `vdc_identifier`: interfaces assigned to a matching virtual device context. */
+function vdcBy(ctx: ServiceContext, name: string, column: 'name' | 'identifier'): FilterDef {
+  const links = raw(ctx.db.table('interface_vdcs'));
+  const vdcs = raw(ctx.db.table('virtual_device_context'));
+  return {
+    kind: 'method',
+    name,
+    valueType: column === 'identifier' ? 'integer' : 'string',
+    apply: (values) => {
+      const match = column === 'identifier' ? sql`v.identifier = ANY(${values.filter((v) => /^\d{1,9}$/.test(v)).map(Number)}::int[])` : sql`v.name = ANY(${values}::text[])`;
+      return sql`EXISTS (SELECT 1 FROM ${links} l JOIN ${vdcs} v ON v.id = l.target_id WHERE l.owner_id = t.id AND ${match})`;
+    },
+  };
+}
+
 /** `vlan`: interfaces whose untagged VLAN or a tagged VLAN has this VID (from dcim's projection of ipam's VLANs). */
 function vlanByVid(ctx: ServiceContext): FilterDef {
   const tagged = raw(ctx.db.table('interface_tagged_vlans'));
@@ -247,5 +266,7 @@ function interfaceFilters(ctx: ServiceContext): FilterDef[] {
     },
     { kind: 'relation', name: 'vrf', expr: sql`t.vrf_id`, keyType: 'string', resolve: keyResolver(ctx, 'ipam.vrf', 'rd', false) },
     vlanByVid(ctx),
+    vdcBy(ctx, 'vdc', 'name'),
+    vdcBy(ctx, 'vdc_identifier', 'identifier'),
   ];
 }
