@@ -439,4 +439,28 @@ describe('cables', () => {
     expect(await ids(`vdc=${encodeURIComponent(vdc.name)}`)).toEqual([i1.id]);
     expect(await ids('vdc_identifier=7')).toEqual([i1.id]);
   });
+
+  test('when a cable is moved to another far end, then the old end is detached, the new one attached, and both paths follow', async () => {
+    const [d1, d2] = await devices(2);
+    const i1 = await iface(d1, 'eth0');
+    const old = await iface(d2, 'eth0');
+    const next = await iface(d2, 'eth1');
+    const c = await cable(end('dcim.interface', i1), end('dcim.interface', old));
+    const moved = await suite.api().patch(`/api/dcim/cables/${c.id}/`, { b_terminations: end('dcim.interface', next) });
+    expect(moved.status).toBe(200);
+    expect(moved.body.b_terminations.map((t: Obj) => t.object_id)).toEqual([next.id]);
+    expect(moved.body.a_terminations.map((t: Obj) => t.object_id)).toEqual([i1.id]);
+    expect(await get(`/api/dcim/interfaces/${old.id}/`)).toMatchObject({ cable: null, cable_end: '', connected_endpoints: null, _occupied: false });
+    expect(await get(`/api/dcim/interfaces/${next.id}/`)).toMatchObject({ cable: { id: c.id }, cable_end: 'B', connected_endpoints: [expect.objectContaining({ id: i1.id })] });
+    expect((await get(`/api/dcim/interfaces/${i1.id}/`)).connected_endpoints.map((x: Obj) => x.id)).toEqual([next.id]);
+    // both ends on one side of one cable (a breakout): each end reaches both far ends
+    const other = await iface(d2, 'eth2');
+    expect((await suite.api().patch(`/api/dcim/cables/${c.id}/`, { b_terminations: end('dcim.interface', next, other) })).status).toBe(200);
+    expect((await get(`/api/dcim/interfaces/${i1.id}/`)).connected_endpoints.map((x: Obj) => x.id).sort()).toEqual([next.id, other.id].sort());
+    expect((await get(`/api/dcim/interfaces/${other.id}/`)).link_peers.map((x: Obj) => x.id)).toEqual([i1.id]);
+    // a PUT without ends keeps them
+    const put = await suite.api().put(`/api/dcim/cables/${c.id}/`, { label: 'kept', status: 'connected' });
+    expect(put.status).toBe(200);
+    expect(put.body.b_terminations).toHaveLength(2);
+  });
 });
