@@ -277,6 +277,11 @@ describe('cables', () => {
     const member = await iface(d1, 'eth1', { lag: lag.id, mac_address: 'aa-bb-cc-dd-ee-ff', mode: 'access' });
     expect(member).toMatchObject({ lag: { id: lag.id, name: 'bond0' }, mac_address: 'AA:BB:CC:DD:EE:FF', mode: { value: 'access', label: 'Access' } });
     expect((await bad({ mac_address: 'nope' })).body).toEqual({ mac_address: ['Invalid MAC address format: nope'] });
+    for (const spelling of ['aa:bb:cc:dd:ee:ff', 'aabb.ccdd.eeff', 'AABBCCDDEEFF']) {
+      expect((await get(`/api/dcim/interfaces/?device_id=${d1.id}&mac_address=${spelling}`)).results.map((x: Obj) => x.id)).toEqual([member.id]);
+    }
+    expect((await get(`/api/dcim/interfaces/?device_id=${d1.id}&mac_address=zz`)).count).toBe(0);
+    expect((await get(`/api/dcim/interfaces/?device_id=${d1.id}&mac_address__ic=cc:dd`)).results.map((x: Obj) => x.id)).toEqual([member.id]);
     const wifi = await iface(d1, 'wlan0', { type: 'ieee802.11ac', rf_channel: '5g-36-5180-20' });
     expect(wifi).toMatchObject({ rf_channel_frequency: 5180, rf_channel_width: 20 });
     expect((await get(`/api/dcim/interfaces/?device_id=${d1.id}&lag_id=${lag.id}`)).results.map((x: Obj) => x.id)).toEqual([member.id]);

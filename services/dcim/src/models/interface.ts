@@ -1,5 +1,5 @@
 import { ValidationError } from '@inventory/core';
-import { sql, raw, or, type FilterDef } from '@inventory/filtering';
+import { sql, raw, or, stringLookup, type FilterDef } from '@inventory/filtering';
 import { f, keyResolver, projectedModels, projection, type ModelDef, type Row, type ServiceContext, type WriteContext } from '@inventory/rest';
 import { INTERFACE_TYPE, POE_MODE, POE_TYPE, WIRELESS_INTERFACE_TYPES, WIRELESS_ROLE } from './component-choices';
 import { INTERFACE_DUPLEX, INTERFACE_MODE, VIRTUAL_INTERFACE_TYPES, WIRELESS_CHANNEL, channelAttr } from './cable-choices';
@@ -35,10 +35,10 @@ export const iface: ModelDef = component({
     bridge: f.fk('dcim.interface', 'SET_NULL', { filterKey: null, label: 'bridge interface' }),
     lag: f.fk('dcim.interface', 'SET_NULL', { filterKey: null, label: 'parent LAG' }),
     mtu: f.integer({ nullable: true, min: 1, max: 65536 }),
-    mac_address: f.string(18, { nullable: true, iexactFilter: true, label: 'MAC address' }),
+    mac_address: f.string(18, { nullable: true, filter: false, label: 'MAC address' }),
     speed: f.integer({ nullable: true, min: 0, max: 2147483647, label: 'speed (Kbps)' }),
     duplex: f.choice(INTERFACE_DUPLEX, { blank: true }),
-    wwn: f.string(24, { nullable: true, iexactFilter: true, label: 'WWN' }),
+    wwn: f.string(24, { nullable: true, filter: false, label: 'WWN' }),
     mgmt_only: f.boolean(false, { label: 'management only' }),
   },
   after: {
@@ -208,6 +208,26 @@ async function checkVlans(row: Row, siteId: unknown, wctx: WriteContext, body: R
   }
 }
 
+/**
+ * `mac_address` / `wwn` (NetBox's MultiValueMACAddressFilter): exact values
+ * in any spelling netaddr reads, compared in the stored form (an unparsable
+ * one matches nothing); the text lookups compare the stored form's text.
+ */
+function hardwareAddress(name: 'mac_address' | 'wwn', octets: number): FilterDef {
+  const column = sql`t.${raw(name)}`;
+  return {
+    kind: 'method',
+    name,
+    lookups: ['n', 'ic', 'nic', 'isw', 'nisw', 'iew', 'niew', 'ie', 'nie'],
+    apply: (values, lookup) => {
+      if (lookup && lookup !== 'n') return stringLookup(column, lookup, values);
+      const parsed = values.map((v) => parseMac(v, octets)).filter((v): v is string => v !== null);
+      const hit = sql`${column} = ANY(${parsed}::text[])`;
+      return lookup === 'n' ? sql`NOT COALESCE(${hit}, FALSE)` : hit;
+    },
+  };
+}
+
 /** `vdc` (by name) and `vdc_identifier`: interfaces assigned to a matching virtual device context. */
 function vdcBy(ctx: ServiceContext, name: string, column: 'name' | 'identifier'): FilterDef {
   const links = raw(ctx.db.table('interface_vdcs'));
@@ -266,6 +286,8 @@ function interfaceFilters(ctx: ServiceContext): FilterDef[] {
     },
     { kind: 'relation', name: 'vrf', expr: sql`t.vrf_id`, keyType: 'string', resolve: keyResolver(ctx, 'ipam.vrf', 'rd', false) },
     vlanByVid(ctx),
+    hardwareAddress('mac_address', 6),
+    hardwareAddress('wwn', 8),
     vdcBy(ctx, 'vdc', 'name'),
     vdcBy(ctx, 'vdc_identifier', 'identifier'),
   ];
