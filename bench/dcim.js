@@ -71,7 +71,7 @@ async function main() {
   const db = new Client({ connectionString: pg.url });
   let children = [];
   try {
-    const services = await serviceProcesses(['tenancy', 'extras', 'dcim'], { databaseUrl: pg.url, amqpUrl: rabbit.url, env: { QUERY_COUNT_HEADER: 'true', MAX_BODY_SIZE: '50mb' } });
+    const services = await serviceProcesses(['tenancy', 'extras', 'dcim'], { databaseUrl: pg.url, amqpUrl: rabbit.url, env: { QUERY_COUNT_HEADER: 'true', MAX_BODY_SIZE: String(50 * 1024 * 1024) } });
     const { urls, headers } = services;
     children = services.children;
     await db.connect();

@@ -5,7 +5,7 @@ import type { ModelDef } from './model';
 import { fetchByIds } from './query';
 import type { ServiceContext } from './registry';
 import { referenceOf } from './reference';
-import { represent } from './serialize';
+import { linkedIds, represent } from './serialize';
 import type { Change, Row, Touched, WriteContext } from './types';
 
 /**
@@ -47,7 +47,7 @@ export function snapshotOf(model: ModelDef, row: Row, rep: Row | undefined): Row
     if (field.writeOnly) continue;
     const column = columnOf(name, field);
     if (column) out[name] = row[column] ?? null;
-    else if (field.type === 'm2m') out[name] = ((rep?.[name] as Row[] | undefined) ?? []).map((o) => (typeof o === 'object' && o ? o.id : o));
+    else if (field.type === 'm2m') out[name] = (rep && linkedIds(rep, name)) ?? ((rep?.[name] as Row[] | undefined) ?? []).map((o) => (typeof o === 'object' && o ? o.id : o));
   }
   if (model.customFields) out.custom_fields = row.custom_field_data ?? {};
   if (model.tags) out.tags = ((rep?.tags as Row[] | undefined) ?? []).map((t) => t.name);

@@ -127,12 +127,24 @@ export interface ManyField extends Base {
   to: string;
   /** Table linking owner and target (created with the owner). */
   through: string;
-  /** How the elements are written: ids only, or ids/attribute sets. */
-  write: 'pk' | 'nested';
+  /**
+   * How the elements are written: ids only, ids/attribute sets, or slugs
+   * (`slug`: read back as slugs too, in every mode, as a config context's tags).
+   */
+  write: 'pk' | 'nested' | 'slug';
   /** Read form: nested objects (default) or a plain attribute per element. */
   readAs?: string;
   filterKey?: string | null;
   idFilter?: string;
+  /** Name of the `filterKey` filter (default the field's name): a config context's `regions` filter by `?region=<slug>`. */
+  filterName?: string;
+  /**
+   * Deleting a linked object of this service is a change of the objects
+   * that linked it (each updated, with its event), not only a removed link
+   * row: set where other services project the links (a config context's
+   * criteria). Links to other services' objects always are.
+   */
+  removalIsChange?: boolean;
 }
 
 export interface ContentTypeField extends Base {
@@ -205,7 +217,7 @@ export const f = {
     nullable: onDelete === 'SET_NULL' || o.nullable,
     ...o,
   }),
-  m2m: (to: string, through: string, o: Omit<ManyField, 'type' | 'to' | 'through' | 'write'> & { write?: 'pk' | 'nested' } = {}): ManyField => ({
+  m2m: (to: string, through: string, o: Omit<ManyField, 'type' | 'to' | 'through' | 'write'> & { write?: 'pk' | 'nested' | 'slug' } = {}): ManyField => ({
     type: 'm2m',
     to,
     through,

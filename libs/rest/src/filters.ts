@@ -150,7 +150,7 @@ export function filtersFor(ctx: ServiceContext, model: ModelDef, cfDefs: CustomF
           return membership(ids, lookup === 'n');
         };
         defs.push({ kind: 'method', name: field.idFilter ?? `${name}_id`, lookups: ['n'], valueType: 'integer', apply: byKey('id') });
-        if (field.filterKey) defs.push({ kind: 'method', name: field.filterKey === 'id' ? name : name, lookups: ['n'], apply: byKey(field.filterKey) });
+        if (field.filterKey) defs.push({ kind: 'method', name: field.filterName ?? name, lookups: ['n'], apply: byKey(field.filterKey) });
         break;
       }
       case 'contenttype':

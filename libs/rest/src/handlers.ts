@@ -13,6 +13,7 @@ import type { ServiceContext } from './registry';
 import { authorize } from '@inventory/auth';
 import { identityOf, ignoredHeader, parseId, requestUrl, requirePermission, wantsBrief } from './request';
 import { represent } from './serialize';
+import { CONFIG_CONTEXT_KEY, excludesConfigContext } from './config-context';
 import { READ_OPTION_PARAMS, listWithOptions, parseFieldSelection, parseReadOptions, readOne } from './read-options';
 import { capture } from './changes';
 import type { Row, WriteContext } from './types';
@@ -41,12 +42,17 @@ export function modelHandlers(ctx: ServiceContext, model: ModelDef): ModelHandle
   /** The answer to a write: the written objects as they are after the commit (a delete has none). */
   function respond(req: Request): Respond {
     // ?brief=1 answers a write in the brief form, as NetBox's brief serializer does
-    const brief = wantsBrief(requestUrl(req, 'http://internal').searchParams);
+    const params = requestUrl(req, 'http://internal').searchParams;
+    const brief = wantsBrief(params);
+    // exclude=config_context: the answer leaves it out (the write's own representation, made for its event, has it)
+    const exclude = !!model.configContext && excludesConfigContext(params);
     return async ({ status, ids, bulk }, written) => {
       if (status === 204) return { headers: {}, body: '' };
       const rows = written ? ids.map((id) => written.rows.get(id)!) : await fetchByIds(ctx, model, ids);
       const reps =
-        written && !brief ? ids.map((id) => written.reps.get(id)!) : await represent(ctx, model, rows.filter(Boolean), brief ? 'brief' : 'full', base(req));
+        written && !brief
+          ? ids.map((id) => (exclude ? withoutKey(written.reps.get(id)!, CONFIG_CONTEXT_KEY) : written.reps.get(id)!))
+          : await represent(ctx, model, rows.filter(Boolean), brief ? 'brief' : 'full', base(req), undefined, undefined, { excludeConfigContext: exclude });
       if (bulk) return { headers: {}, body: JSON.stringify(reps) };
       if (!rows.length) throw new NotFound(); // deleted since, by somebody else
       const headers: Record<string, string> = { ETag: etagOf(rows[0]) };
@@ -82,7 +88,9 @@ export function modelHandlers(ctx: ServiceContext, model: ModelDef): ModelHandle
         limit: page.limit,
         offset: page.offset,
       });
-      const results = await represent(ctx, model, rows, wantsBrief(params) ? 'brief' : 'full', base(req));
+      const results = await represent(ctx, model, rows, wantsBrief(params) ? 'brief' : 'full', base(req), undefined, undefined, {
+        excludeConfigContext: excludesConfigContext(params),
+      });
       const links = pageLinks(url, page, count);
       sendJson(res, 200, { count, next: links.next, previous: links.previous, results });
     },
@@ -95,7 +103,9 @@ export function modelHandlers(ctx: ServiceContext, model: ModelDef): ModelHandle
       const select = parseFieldSelection(params);
       const [row] = select ? [await readOne(ctx, model, id, scope, select)] : await fetchByIds(ctx, model, [id], ctx.db, scope);
       if (!row) throw new NotFound();
-      const [rep] = await represent(ctx, model, [row], select ? 'full' : wantsBrief(params) ? 'brief' : 'full', base(req), undefined, select);
+      const [rep] = await represent(ctx, model, [row], select ? 'full' : wantsBrief(params) ? 'brief' : 'full', base(req), undefined, select, {
+        excludeConfigContext: excludesConfigContext(params),
+      });
       res.setHeader('ETag', etagOf(row));
       sendJson(res, 200, rep);
     },
@@ -263,4 +273,10 @@ function bulkItems(body: unknown): Record<string, unknown>[] {
 async function inScope(ctx: ServiceContext, model: ModelDef, ids: number[], scope: Sql): Promise<number[]> {
   const rows = await ctx.db.query(sql`SELECT t.id FROM ${raw(ctx.db.table(model.table))} t WHERE t.id = ANY(${ids}::bigint[]) AND ${scope}`);
   return rows.map((r) => Number(r.id));
+}
+
+/** A representation without one key, the others in their order. */
+function withoutKey(rep: Row, key: string): Row {
+  const { [key]: _dropped, ...rest } = rep;
+  return rest;
 }

@@ -39,3 +39,5 @@ export * from './projections';
 export * from './projection-feed';
 export * from './referrers';
 export * from './contact-filters';
+export * from './config-context';
+export * from './config-templates';

@@ -3,6 +3,7 @@ import type { FieldDef } from './fields';
 import type { Change, Row, Touched, WriteContext } from './types';
 import type { ServiceContext } from './registry';
 import type { Queryable } from './db';
+import type { ConfigContextDef } from './config-context';
 
 /**
  * A count shown on each object (`tenant_count`): objects of `model` whose
@@ -83,6 +84,12 @@ export interface ModelDef {
    * which is dcim's: the gateway's merged document keeps the first of a name).
    */
   schemaName?: string;
+  /**
+   * The object shows `config_context` (devices, virtual machines): the
+   * config contexts matching its criteria, merged, with its local context
+   * data on top; computed in SQL, one statement per page (config-context.ts).
+   */
+  configContext?: ConfigContextDef;
 }
 
 export interface ModelHooks {

@@ -63,7 +63,7 @@ function readSchema(field: FieldDef, local: Map<string, ModelDef>, brief: boolea
       return field.nullable ? nullableRef(nested) : ref(nested);
     }
     case 'm2m': {
-      if (brief && field.readAs) return { type: 'array', items: { type: 'string' } };
+      if ((brief && field.readAs) || field.write === 'slug') return { type: 'array', items: { type: 'string' } };
       const target = local.get(field.to);
       return { type: 'array', items: target ? ref(`Brief${schemaName(target)}`) : LOOSE_OBJECT };
     }
@@ -82,6 +82,7 @@ function writeSchema(field: FieldDef): Schema {
     case 'fk':
       return n({ oneOf: [{ type: 'integer' }, { type: 'object', additionalProperties: true }] });
     case 'm2m':
+      if (field.write === 'slug') return { type: 'array', items: { type: 'string' } };
       return { type: 'array', items: field.write === 'pk' ? { type: 'integer' } : { oneOf: [{ type: 'integer' }, { type: 'object' }] } };
     case 'choice': {
       const values = field.choices.map(([v]) => v);
@@ -126,6 +127,8 @@ function objectSchema(model: ModelDef, local: Map<string, ModelDef>, mode: 'full
       required.push('created', 'last_updated');
     }
     for (const name of Object.keys(model.counts)) properties[name] = { type: 'integer', readOnly: true };
+    // omitted with ?exclude=config_context, so not required
+    if (model.configContext) properties.config_context = { type: 'object', additionalProperties: true, readOnly: true };
     if (model.tree) {
       properties._depth = { type: 'integer', readOnly: true };
       required.push('_depth');

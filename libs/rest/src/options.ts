@@ -1,5 +1,6 @@
 import type { FieldDef } from './fields';
 import { titleName, type ModelDef } from './model';
+import { placeConfigContext } from './config-context';
 
 type Info = Record<string, unknown>;
 
@@ -58,7 +59,7 @@ function fieldInfo(name: string, field: FieldDef): Info {
   if ('min' in field && field.min !== undefined) info.min_value = field.min;
   if ('max' in field && field.max !== undefined) info.max_value = field.max;
   if (field.type === 'choice' && !field.readOnly) info.choices = field.choices.map(([value, display_name]) => ({ value, display_name }));
-  if (field.type === 'm2m') info.child = { type: field.write === 'pk' ? 'field' : 'nested object', required: true, read_only: false, label: fieldLabel(name) };
+  if (field.type === 'm2m') info.child = { type: field.write === 'nested' ? 'nested object' : 'field', required: true, read_only: false, label: fieldLabel(name) };
   return info;
 }
 
@@ -83,7 +84,7 @@ export function actionFields(model: ModelDef): Info {
   }
   for (const name of Object.keys(model.counts)) out[name] = { type: 'integer', required: false, read_only: true, label: fieldLabel(name) };
   if (model.tree) out._depth = { type: 'integer', required: false, read_only: true, label: 'Depth' };
-  return out;
+  return model.configContext ? placeConfigContext(model, out, { type: 'field', required: false, read_only: true, label: 'Config context' }) : out;
 }
 
 /** NetBox's metadata body; `actions` only for what the caller may do. */

@@ -11,7 +11,7 @@ import { TAGGED_ITEM_TABLE } from './schema';
 import { represent } from './serialize';
 import type { Row } from './types';
 import { runChange } from './unit-of-work';
-import { applyReferrerRule, removeGenericReferrers } from './write';
+import { applyReferrerRule, removeGenericReferrers, unlinkReferrers } from './write';
 
 /** How the projections are fed: the owners' events (one consumer per service), their snapshots when empty. */
 
@@ -91,6 +91,13 @@ export async function applyDeleteRules(ctx: ServiceContext, label: string, ids: 
         await deleteGenericReferrers(ctx, model, field.typeField, field.idField, label, ids, identity, by.requestId);
         continue;
       }
+      // links to the deleted objects go; the objects that held them are updated, each with its event
+      if (field.type === 'm2m' && field.to === label && !model.readOnly) {
+        await runWithContext({ requestId: by.requestId, queries: 0 }, () =>
+          runChange(ctx, model, identity, async (wctx) => ({ touched: await unlinkReferrers(ctx, model, name, ids, wctx) })),
+        );
+        continue;
+      }
       if (field.type !== 'fk' || field.virtual || field.to !== label) continue;
       const column = ident(`${name}_id`);
       const table = raw(ctx.db.table(model.table));
@@ -135,6 +142,13 @@ async function goneReferences(ctx: ServiceContext, label: string): Promise<numbe
       if (field.type === 'generic') {
         const rows = await ctx.db.query(
           sql`SELECT DISTINCT r.${ident(field.idField)} AS id FROM ${raw(ctx.db.table(model.table))} r JOIN ${projection(ctx, label)} p ON p.id = r.${ident(field.idField)} WHERE r.${ident(field.typeField)} = ${label} AND p.deleted`,
+        );
+        for (const r of rows) ids.add(Number(r.id));
+        continue;
+      }
+      if (field.type === 'm2m' && field.to === label) {
+        const rows = await ctx.db.query(
+          sql`SELECT DISTINCT l.target_id AS id FROM ${raw(ctx.db.table(field.through))} l JOIN ${projection(ctx, label)} p ON p.id = l.target_id WHERE p.deleted`,
         );
         for (const r of rows) ids.add(Number(r.id));
         continue;

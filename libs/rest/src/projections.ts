@@ -85,6 +85,11 @@ function deriveProjected(service: string, models: Map<string, ModelDef>): Map<st
     }
     // tags are another service's objects too (extras'): rendered and filtered by from a projection
     if (m.tags) want('extras.tag');
+    // config contexts render from extras' contexts, matched through what the criteria read
+    if (m.configContext) {
+      want('extras.configcontext');
+      for (const label of m.configContext.reads ?? []) want(label);
+    }
     // contact filters go through tenancy's assignments, contacts and groups
     if (m.contacts) {
       want('tenancy.contactassignment', 'object_id');

@@ -1,5 +1,6 @@
 import { ValidationError } from '@inventory/core';
 import { type Sql, sql, raw, ident, join, and } from '@inventory/filtering';
+import { excludesConfigContext } from './config-context';
 import { columnOf } from './fields';
 import { fieldsToCompute, wants, type FieldSelection } from './field-selection';
 import { afterConditions, decodeCursor, encodeCursor, keyColumns, keysOf, orderFingerprint, orderOfKeys, orderTerms, type OrderTerm } from './keyset';
@@ -242,6 +243,6 @@ export async function listWithOptions(
     }
   }
   const mode = select ? 'full' : wantsBrief(params) ? 'brief' : 'full';
-  const results = await represent(ctx, model, rows, mode, q.base, undefined, select);
+  const results = await represent(ctx, model, rows, mode, q.base, undefined, select, { excludeConfigContext: excludesConfigContext(params) });
   return { count, next, previous, results };
 }

@@ -9,6 +9,7 @@ import { TAGGED_ITEM_TABLE } from './schema';
 import { fieldsToCompute, project, wants, type FieldSelection } from './field-selection';
 import type { Row } from './types';
 import { projectedModels, projectedNested } from './projections';
+import { CONFIG_CONTEXT_KEY, configContexts, placeConfigContext } from './config-context';
 
 export type Mode = 'full' | 'brief' | 'nested';
 
@@ -58,6 +59,24 @@ export async function nestedFor(ctx: ServiceContext, label: string, ids: number[
   return new Map(res.objects.map((o) => [Number(o.id), o]));
 }
 
+/**
+ * The ids of each m2m field of a full representation, as the link table
+ * holds them (a target the projection does not hold yet, or one shown as a
+ * slug, is still there): the snapshot's relation ids (changes.ts), which
+ * referring services project (a config context's criteria).
+ */
+const linked = new WeakMap<Row, Record<string, number[]>>();
+
+/** The ids an m2m field of a representation built by `represent` links to; undefined for another object. */
+export function linkedIds(rep: Row, name: string): number[] | undefined {
+  return linked.get(rep)?.[name];
+}
+
+/** What a read asks beyond the mode and selection: `exclude=config_context`. */
+export interface RepresentOptions {
+  excludeConfigContext?: boolean;
+}
+
 /** Field names shown in a mode, in order. */
 export function fieldsFor(model: ModelDef, mode: Mode): string[] {
   if (mode === 'full') return Object.keys(model.fields).filter((n) => !model.fields[n].writeOnly);
@@ -76,6 +95,7 @@ export async function represent(
   base: string,
   q?: Queryable,
   select?: FieldSelection | null,
+  opts: RepresentOptions = {},
 ): Promise<Row[]> {
   if (rows.length === 0) return [];
   // `fields=` / `omit=`: what is not shown is not computed (relations, tags, custom fields)
@@ -128,6 +148,11 @@ export async function represent(
 
   relationsLoaded.catch(() => undefined); // awaited below; this only keeps an early failure from going unhandled
   if (q) await relationsLoaded;
+  // config contexts: one statement for the page (config-context.ts)
+  const showContext = mode === 'full' && !!model.configContext && !opts.excludeConfigContext && wants(select, CONFIG_CONTEXT_KEY);
+  const contextsLoaded = showContext ? configContexts(ctx, model, rows, db) : Promise.resolve(new Map<number, Row>());
+  contextsLoaded.catch(() => undefined);
+  if (q) await contextsLoaded;
   let tagsByObject = new Map<number, Row[]>();
   let cfDefs: Awaited<ReturnType<ServiceContext['extras']['customFields']>> = [];
   if (mode === 'full') {
@@ -153,6 +178,7 @@ export async function represent(
     } else tagsByObject = new Map();
   }
   await relationsLoaded;
+  const contexts = await contextsLoaded;
 
   // object and multi-object custom fields read as nested objects, one batch per object type
   const cfObjects = new Map<string, Map<number, Row>>();
@@ -185,7 +211,8 @@ export async function represent(
       } else if (field.type === 'm2m') {
         const ids = m2m.get(name)?.get(Number(row.id)) ?? [];
         const objs = ids.map((id) => related.get(name)?.get(id)).filter(Boolean) as Row[];
-        rep[name] = field.readAs && mode !== 'full' ? objs.map((o) => o[field.readAs!]) : objs;
+        if (field.write === 'slug') rep[name] = objs.map((o) => o.slug);
+        else rep[name] = field.readAs && mode !== 'full' ? objs.map((o) => o[field.readAs!]) : objs;
       } else if (field.type === 'generic') {
         const t = row[field.typeField] as string | null;
         const id = row[field.idField];
@@ -219,7 +246,13 @@ export async function represent(
     }
     // a row read for a selection holds only the shown fields' columns: display is computed only when shown
     if (wants(select, 'display')) rep.display = model.display(row, rep);
-    return rep;
+    const out = showContext ? placeConfigContext(model, rep, contexts.get(Number(row.id)) ?? {}) : rep;
+    if (mode === 'full') {
+      const lists: Record<string, number[]> = {};
+      for (const name of names) if (model.fields[name]?.type === 'm2m') lists[name] = m2m.get(name)?.get(Number(row.id)) ?? [];
+      linked.set(out, lists);
+    }
+    return out;
   });
   if (model.hooks.decorate) await model.hooks.decorate(rows, out, { brief: mode !== 'full', service: ctx, q: db, base, wants: (field) => wants(select, field) });
   return select ? out.map((rep) => project(rep, select)) : out;

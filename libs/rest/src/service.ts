@@ -14,6 +14,7 @@ import { baseUrl } from './urls';
 import { mountInternal } from './internal';
 import { projectionFeed, type ProjectionFeed } from './projection-feed';
 import { ensureProjections, tagProjection } from './projections';
+import { ensureConfigContextFunctions } from './config-context';
 
 export interface RestServiceOptions {
   /** Service name; also its database schema. */
@@ -138,6 +139,7 @@ export function createRestService(opts: RestServiceOptions): RestService {
       const applied = await migrate(config.DATABASE_URL, opts.name, opts.models, opts.migrations);
       if (applied.length) log.info({ applied }, 'migrations applied');
       await ensureProjections(ctx);
+      await ensureConfigContextFunctions(ctx);
       server = await listen(app, port, config.HOST);
       relay?.start();
       projections.start();

@@ -3,9 +3,8 @@ import { contentType } from '@inventory/refs';
 import { DECIMAL_DIGITS, DECIMAL_PLACES, type FieldDef, type ChoiceField, type NumberField, type StringField } from './fields';
 import type { ModelDef } from './model';
 
-/** NetBox's message for JSON that is not an object; joi reads braces in a message as a template, so it is put in after. */
+/** A placeholder for DRF's message for JSON that is not an object (joi reads braces in a message as a template): put in after. */
 const JSON_OBJECT = 'json-object';
-const JSON_OBJECT_MESSAGE = 'JSON data must be in object form. Example: {"foo": 123}';
 
 /** DRF's texts, so clients see the messages they already know. */
 const MESSAGES: Joi.LanguageMessages = {
@@ -208,6 +207,9 @@ function decimalSchema(field: NumberField): Joi.Schema {
     return plain;
   });
 }
+
+/** DRF's JSONField text for a value that must be an object. */
+export const JSON_OBJECT_MESSAGE = 'JSON data must be in object form. Example: {"foo": 123}';
 
 export type WriteMode = 'create' | 'put' | 'patch';
 

@@ -120,6 +120,22 @@ export async function prepare(
           continue;
         }
       }
+      if (field.write === 'slug') {
+        // DRF's SlugRelatedField: strings only, each an existing slug
+        const bad = value.find((v) => typeof v !== 'string');
+        if (bad !== undefined) {
+          errs[name] = ['Invalid value.'];
+          continue;
+        }
+        relationTasks.push(() =>
+          resolveRefs(ctx, field.to, (value as string[]).map((slug) => ({ slug })), wctx.tx).then((results) => {
+            const missing = results.findIndex((r) => 'error' in r);
+            if (missing >= 0) errs[name] = [`Object with slug=${String(value[missing])} does not exist.`];
+            else m2m.set(name, [...new Set(results.map((r) => (r as { id: number }).id))]);
+          }),
+        );
+        continue;
+      }
       relationTasks.push(() =>
         resolveRefs(ctx, field.to, value, wctx.tx).then((results) => {
           const missing = results.findIndex((r) => 'error' in r);
@@ -415,6 +431,29 @@ export async function applyReferrerRule(
 }
 
 /**
+ * Objects of `other` whose m2m field `name` links to deleted objects lose
+ * those links, each an update (its own version, change record and event):
+ * what the link tables say is also what referrers project (a config
+ * context that named only a deleted region then matches every object, as
+ * in NetBox, where the link goes with the region).
+ */
+export async function unlinkReferrers(ctx: ServiceContext, other: ModelDef, name: string, ids: number[], wctx: WriteContext): Promise<Touched> {
+  const field = other.fields[name];
+  if (field?.type !== 'm2m') return {};
+  const through = raw(ctx.db.table(field.through));
+  const table = raw(ctx.db.table(other.table));
+  const rows = await wctx.tx.query(
+    sql`SELECT * FROM ${table} WHERE id IN (SELECT owner_id FROM ${through} WHERE target_id = ANY(${ids}::bigint[])) ORDER BY id FOR UPDATE`,
+  );
+  if (!rows.length) return {};
+  await capture(ctx, other, wctx, rows);
+  await wctx.tx.query(sql`DELETE FROM ${through} WHERE target_id = ANY(${ids}::bigint[])`);
+  const stamp = other.timestamps ? raw(', last_updated = now()') : raw('');
+  await wctx.tx.query(sql`UPDATE ${table} SET _version = _version + 1${stamp} WHERE id = ANY(${rows.map((r) => r.id)}::bigint[])`);
+  return { updated: rows };
+}
+
+/**
  * A log that its service writes itself (a read-only model: webhook
  * deliveries) has no change records or events: its rows that point at
  * deleted objects go (CASCADE), or lose the reference, with no event each.
@@ -464,6 +503,12 @@ export async function remove(ctx: ServiceContext, model: ModelDef, ids: number[]
       }
       const touched = await applyReferrerRule(ctx, other, name, field.onDelete, ids, wctx, other === model ? ids : []);
       if (touched.deleted || touched.updated) noteTouched(wctx, other, touched);
+    }
+    // links to the deleted objects go with them; the objects that held them are updated (unless deleted with them)
+    for (const [name, field] of Object.entries(other.fields)) {
+      if (field.type !== 'm2m' || field.to !== model.label || other.readOnly || !field.removalIsChange) continue;
+      const touched = await unlinkReferrers(ctx, other, name, ids, wctx);
+      if (touched.updated) noteTouched(wctx, other, touched);
     }
   }
   const tagged = raw(ctx.db.table(TAGGED_ITEM_TABLE));

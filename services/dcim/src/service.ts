@@ -1,6 +1,6 @@
-import { createRestService, type RestService } from '@inventory/rest';
+import { createRestService, renderConfigHandler, type RestService } from '@inventory/rest';
 import type { BaseConfig } from '@inventory/core';
-import { models } from './models';
+import { device, models } from './models';
 import { migrations } from './migrations';
 import { mountElevation } from './routes/elevation';
 import { cablingRoutes } from './cabling/routes';
@@ -16,6 +16,8 @@ export function createService(config: BaseConfig): RestService {
     routes: (app, ctx) => {
       mountElevation(app, ctx);
       cablingRoutes(app, ctx);
+      // the device's own config template, else its role's, else its platform's (§3.4)
+      app.post('/api/dcim/devices/:id/render-config/', renderConfigHandler(ctx, device, { templateFrom: ['config_template', 'role', 'platform'] }));
     },
   });
 }

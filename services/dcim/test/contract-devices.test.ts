@@ -71,8 +71,11 @@ runModelContract('device', {
   brief: ['name', 'display_name'],
   choices: ['status', 'face', 'airflow'],
   // primary and out-of-band IPs must be assigned to one of the device's interfaces first (devices.test.ts)
-  crossServiceExclude: ['primary_ip4', 'primary_ip6', 'oob_ip', 'config_template'],
-  targets: { 'virtualization.cluster': (i) => ({ name: `Xref cluster ${i}`, type: { slug: 'device-clusters' } }) },
+  crossServiceExclude: ['primary_ip4', 'primary_ip6', 'oob_ip'],
+  targets: {
+    'virtualization.cluster': (i) => ({ name: `Xref cluster ${i}`, type: { slug: 'device-clusters' } }),
+    'extras.configtemplate': (i) => ({ name: `Xref template ${i}`, template_code: 'hostname {{ device.name }}' }),
+  },
   filters: [
     { query: (o) => `name=${o.find((x) => x.name)!.name.toUpperCase()}`, expect: (o) => o.filter((x) => x.name === o.find((y) => y.name)!.name) },
     { query: () => 'status=planned', expect: (o) => o.filter((x) => x.status.value === 'planned') },

@@ -1,3 +1,4 @@
+import { eventually } from '@inventory/testkit';
 import { dcimSuite, type Obj } from './stack';
 
 const suite = dcimSuite();
@@ -246,4 +247,61 @@ describe('devices', () => {
     expect((await suite.api().delete(`/api/dcim/modules/${m.id}/`)).status).toBe(204);
     expect((await suite.api().get(`/api/dcim/interfaces/?device_id=${d.id}`)).body.count).toBe(0);
   });
+
+  test('when config contexts match a device by region tree, role and tag, then it shows them merged by weight and name with its local data on top; exclude and brief leave it out', async () => {
+    const w = await world();
+    const extras = suite.stack().client('extras');
+    const parent = await made('/api/dcim/regions/', { name: `Continent ${n}`, slug: `continent-${n}` });
+    const child = await made('/api/dcim/regions/', { name: `Country ${n}`, slug: `country-${n}`, parent: parent.id });
+    await suite.api().patch(`/api/dcim/sites/${w.site.id}/`, { region: child.id });
+    const tag = await suite.made('/api/extras/tags/', { name: `Ctx tag ${n}`, slug: `ctx-tag-${n}` }, extras);
+    const ctx = (body: Obj) => suite.made('/api/extras/config-contexts/', body, extras);
+    await ctx({ name: `a-all-${n}`, weight: 100, data: { ntp: ['10.0.0.1'], snmp: { community: 'public', location: 'x' } } });
+    await ctx({ name: `b-region-${n}`, weight: 200, regions: [parent.id], data: { snmp: { location: 'continent' }, dns: ['1.1.1.1'] } });
+    await ctx({ name: `c-role-${n}`, weight: 200, roles: [w.role.id], data: { dns: ['9.9.9.9'] } });
+    await ctx({ name: `d-tag-${n}`, weight: 300, tags: [tag.slug], data: { tagged: true } });
+    await ctx({ name: `e-off-${n}`, weight: 400, is_active: false, data: { ntp: ['never'] } });
+    const other = await made('/api/dcim/device-roles/', { name: `Other role ${n}`, slug: `other-role-${n}` });
+    await ctx({ name: `f-other-role-${n}`, weight: 500, roles: [other.id], data: { ntp: ['never'] } });
+    const d = await made('/api/dcim/devices/', { name: `ctx-${n}`, device_type: w.dt.id, role: w.role.id, site: w.site.id, tags: [tag.id], local_context_data: { dns: ['8.8.8.8'], local: 1 } });
+    const expected = { ntp: ['10.0.0.1'], snmp: { community: 'public', location: 'continent' }, dns: ['8.8.8.8'], tagged: true, local: 1 };
+    await eventually(async () => JSON.stringify((await suite.api().get(`/api/dcim/devices/${d.id}/`)).body.config_context) === JSON.stringify(sortKeys(expected)), 15_000, 'the merged context');
+    const listed = (await suite.api().get(`/api/dcim/devices/?id=${d.id}`)).body.results[0];
+    expect(listed.config_context).toEqual(expected);
+    const keys = Object.keys(listed);
+    expect(keys.indexOf('config_context')).toBe(keys.indexOf('local_context_data') - 1);
+    expect((await suite.api().get(`/api/dcim/devices/?id=${d.id}&exclude=config_context`)).body.results[0]).not.toHaveProperty('config_context');
+    expect((await suite.api().get(`/api/dcim/devices/${d.id}/?brief=1`)).body).not.toHaveProperty('config_context');
+  });
+
+  test('when a device renders its config, then its own template wins over its role and platform, with the context and the posted body', async () => {
+    const w = await world();
+    const extras = suite.stack().client('extras');
+    const roleTemplate = await suite.made('/api/extras/config-templates/', { name: `role-tpl-${n}`, template_code: 'role {{ device.name }}' }, extras);
+    const own = await suite.made('/api/extras/config-templates/', { name: `own-tpl-${n}`, template_code: 'hostname {{ device.name }}\n{% for s in ntp %}ntp {{ s }}\n{% endfor %}' }, extras);
+    await suite.api().patch(`/api/dcim/device-roles/${w.role.id}/`, { config_template: roleTemplate.id });
+    const d = await made('/api/dcim/devices/', { name: `rc-${n}`, device_type: w.dt.id, role: w.role.id, site: w.site.id, local_context_data: { ntp: ['a'] } });
+    const byRole = await suite.api().post(`/api/dcim/devices/${d.id}/render-config/`, {});
+    expect(byRole.status).toBe(200);
+    // the url is dcim's (the template was made on extras' own port)
+    expect(byRole.body).toEqual({
+      configtemplate: { id: roleTemplate.id, url: expect.stringMatching(new RegExp(`/api/extras/config-templates/${roleTemplate.id}/$`)), display: roleTemplate.name, name: roleTemplate.name },
+      content: `role rc-${n}`,
+    });
+    await suite.api().patch(`/api/dcim/devices/${d.id}/`, { config_template: own.id });
+    const rendered = await suite.api().post(`/api/dcim/devices/${d.id}/render-config/`, { ntp: ['b', 'c'] });
+    expect(rendered.body.content).toBe(`hostname rc-${n}\nntp b\nntp c\n`);
+    const bare = await made('/api/dcim/devices/', { name: `bare-${n}`, device_type: w.dt.id, role: (await made('/api/dcim/device-roles/', { name: `R ${n}x`, slug: `r-${n}x` })).id, site: w.site.id });
+    const none = await suite.api().post(`/api/dcim/devices/${bare.id}/render-config/`, {});
+    expect(none.status).toBe(400);
+    expect(none.body).toEqual({ error: 'No config template found for this device.' });
+  });
 });
+
+/** Keys in PostgreSQL's jsonb order (shorter keys first, then bytewise), as the merged context comes back. */
+function sortKeys(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(sortKeys);
+  if (v === null || typeof v !== 'object') return v;
+  const keys = Object.keys(v as Obj).sort((a, b) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0));
+  return Object.fromEntries(keys.map((k) => [k, sortKeys((v as Obj)[k])]));
+}

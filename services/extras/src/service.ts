@@ -9,6 +9,7 @@ import { mountExtrasInternal } from './internal';
 import { models, tag, customField, choiceSet } from './models';
 import { migrations } from './migrations';
 import { changelog } from './changelog';
+import { mountConfigTemplateRender } from './config-templates';
 
 /** Tags are counted where they are used: here and in every other service, one call each per page. */
 async function taggedItems(ctx: ServiceContext, q: Queryable, ids: number[]): Promise<Map<number, number>> {
@@ -54,6 +55,7 @@ export function createService(config: BaseConfig, opts: ExtrasOptions = {}): Res
       mountExtrasInternal(app, ctx);
       mountContentTypes(app, ctx);
       mountChoices(app, ctx);
+      mountConfigTemplateRender(app, ctx);
     },
   });
   // the change log: consumed from every service's events once migrated and listening; stopped first

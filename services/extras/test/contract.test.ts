@@ -63,3 +63,58 @@ runModelContract('custom field', {
   brief: ['name', 'description'],
   choices: ['type', 'filter_logic'],
 });
+
+/** Made once per file: a tenant (tenancy, another service) and a tag, which contexts use as criteria. */
+let criteria: Promise<{ tenant: number; tag: string }> | null = null;
+const theCriteria = () =>
+  (criteria ??= (async () => {
+    const t = await stack.client('tenancy').post('/api/tenancy/tenants/', { name: 'Context tenant', slug: 'context-tenant' });
+    const g = await stack.client('extras').post('/api/extras/tags/', { name: 'Context tag', slug: 'context-tag' });
+    if (t.status !== 201 || g.status !== 201) throw new Error(`criteria: ${t.text} ${g.text}`);
+    return { tenant: t.body.id as number, tag: g.body.slug as string };
+  })());
+
+runModelContract('config context', {
+  stack: () => stack,
+  service: 'extras',
+  model: extrasModels.configContext,
+  path: '/api/extras/config-contexts/',
+  schema: 'ConfigContext',
+  make: async (i) => {
+    const c = await theCriteria();
+    return { name: `Context ${i}`, weight: (i % 3) * 100, data: { i, nested: { even: i % 2 === 0 } }, ...(i % 2 ? { tenants: [c.tenant], tags: [c.tag] } : {}) };
+  },
+  patch: { description: 'patched', weight: 5, is_active: false, data: { patched: true } },
+  badPatch: { weight: 40000 },
+  invalid: [
+    { body: { name: 'no data' }, field: 'data' },
+    { body: { name: 'list data', data: [1, 2] }, field: 'data' },
+    { body: { name: 'bad tag', data: {}, tags: ['no-such-tag'] }, field: 'tags' },
+    { body: { name: 'bad tenant', data: {}, tenants: [999999] }, field: 'tenants' },
+    { body: { name: 'bad region', data: {}, regions: [{ slug: 'x' }] }, field: 'regions' },
+  ],
+  brief: ['name'],
+  filters: [
+    { query: (o) => `weight=${o[1].weight}`, expect: (o) => o.filter((x) => x.weight === o[1].weight) },
+    { query: (o) => `tenant_id=${o[1].tenants[0].id}`, expect: (o) => o.filter((x) => x.tenants.length) },
+    { query: () => 'tenant=context-tenant', expect: (o) => o.filter((x) => x.tenants.length) },
+    { query: () => 'tag=context-tag', expect: (o) => o.filter((x) => x.tags.length) },
+    { query: (o) => `q=${encodeURIComponent(o[0].name)}`, expect: (o) => o.filter((x) => x.name === o[0].name) },
+  ],
+});
+
+runModelContract('config template', {
+  stack: () => stack,
+  service: 'extras',
+  model: extrasModels.configTemplate,
+  path: '/api/extras/config-templates/',
+  schema: 'ConfigTemplate',
+  make: (i) => ({ name: `Template ${i}`, template_code: `hostname {{ device.name }}-${i}`, environment_params: i % 2 ? { trim_blocks: true } : {} }),
+  patch: { description: 'patched', template_code: '{% for i in items %}{{ i }}{% endfor %}' },
+  badPatch: { template_code: null },
+  invalid: [
+    { body: { name: 'no code' }, field: 'template_code' },
+    { body: { template_code: 'x' }, field: 'name' },
+  ],
+  brief: ['name'],
+});

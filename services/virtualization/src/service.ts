@@ -1,8 +1,18 @@
-import { createRestService, type RestService } from '@inventory/rest';
+import { createRestService, renderConfigHandler, type RestService } from '@inventory/rest';
 import type { BaseConfig } from '@inventory/core';
-import { models } from './models';
+import { models, virtualMachine } from './models';
 import { migrations } from './migrations';
 
 export function createService(config: BaseConfig): RestService {
-  return createRestService({ name: 'virtualization', area: 'virtualization', config, models, migrations });
+  return createRestService({
+    name: 'virtualization',
+    area: 'virtualization',
+    config,
+    models,
+    migrations,
+    // the machine's own config template, else its role's, else its platform's
+    routes: (app, ctx) => {
+      app.post('/api/virtualization/virtual-machines/:id/render-config/', renderConfigHandler(ctx, virtualMachine, { templateFrom: ['config_template', 'role', 'platform'] }));
+    },
+  });
 }

@@ -1,6 +1,6 @@
 import type { ChangeEvent } from '@inventory/events';
 import { modelName, pythonIsoTimestamp, webhookContext, type WebhookContext } from '../src/dispatch/context';
-import { jinjaToLiquid } from '../src/dispatch/jinja';
+import { jinjaToLiquid } from '@inventory/templates';
 import { CONTEXT_KEYS, defaultBody, renderHeaders, renderTemplate, TemplateError, validateTemplate } from '../src/dispatch/render';
 
 const event: ChangeEvent = {

@@ -1,5 +1,5 @@
 import { sql, raw, or, type FilterDef } from '@inventory/filtering';
-import { defineModel, f, keyResolver, TENANT_GROUP_HOPS, type ModelDef, type Row, type ServiceContext } from '@inventory/rest';
+import { defineModel, f, ids, keyResolver, relatedId, treeIds, TENANT_GROUP_HOPS, type ModelDef, type Row, type ServiceContext } from '@inventory/rest';
 import { DEVICE_AIRFLOW, DEVICE_FACE, DEVICE_STATUS } from './choices';
 import { SITE_SCOPE_HOPS } from './site-scope';
 import { checkDevice, deviceDefaults } from './device-rules';
@@ -87,6 +87,24 @@ export const device: ModelDef = defineModel({
     decorate: (rows, out, c) => decorateDevices(rows, out, c),
   },
   contacts: true,
+  // the config contexts matching the device (its site's region and group at any depth, site, location, type, role, platform, cluster and its type and group, tenant and its group, tags)
+  configContext: {
+    reads: ['virtualization.cluster', 'tenancy.tenantgroup'],
+    criteria: (ctx) => ({
+      regions: treeIds(ctx, 'dcim.region', relatedId(ctx, 'dcim.site', sql`t.site_id`, 'region')),
+      site_groups: treeIds(ctx, 'dcim.sitegroup', relatedId(ctx, 'dcim.site', sql`t.site_id`, 'group')),
+      sites: ids(sql`t.site_id`),
+      locations: treeIds(ctx, 'dcim.location', sql`t.location_id`),
+      device_types: ids(sql`t.device_type_id`),
+      roles: ids(sql`t.role_id`),
+      platforms: ids(sql`t.platform_id`),
+      cluster_types: ids(relatedId(ctx, 'virtualization.cluster', sql`t.cluster_id`, 'type')),
+      cluster_groups: ids(relatedId(ctx, 'virtualization.cluster', sql`t.cluster_id`, 'group')),
+      clusters: ids(sql`t.cluster_id`),
+      tenant_groups: treeIds(ctx, 'tenancy.tenantgroup', relatedId(ctx, 'tenancy.tenant', sql`t.tenant_id`, 'group')),
+      tenants: ids(sql`t.tenant_id`),
+    }),
+  },
 });
 
 /** NetBox's Device.__str__, as the API's `display` (§2.13). */

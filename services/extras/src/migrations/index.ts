@@ -6,6 +6,7 @@ import { objectChanges } from './0004_object_changes';
 import { outbox } from './0005_outbox';
 import { outboxIndexes } from './0006_outbox_indexes';
 import { outboxReference } from './0007_outbox_reference';
+import { configContexts } from './0008_config_contexts';
 
 /** In order; each entry is frozen once released (docs/decisions/005-frozen-migrations.md). */
-export const migrations: Migration[] = [initial, indexNames, objectVersions, objectChanges, outbox, outboxIndexes, outboxReference];
+export const migrations: Migration[] = [initial, indexNames, objectVersions, objectChanges, outbox, outboxIndexes, outboxReference, configContexts];

@@ -1,6 +1,6 @@
 import { ValidationError } from '@inventory/core';
 import { sql, raw, or, type Sql } from '@inventory/filtering';
-import { defineModel, f, projection, TENANT_GROUP_HOPS, type ModelDef, type Row, type ServiceContext, type WriteContext } from '@inventory/rest';
+import { defineModel, f, ids, projection, relatedId, treeIds, TENANT_GROUP_HOPS, type ModelDef, type Row, type ServiceContext, type WriteContext } from '@inventory/rest';
 import { VIRTUAL_MACHINE_STATUS } from './choices';
 import { macFilter } from './mac';
 import { CLUSTER_HOPS, SITE_SCOPE_HOPS } from './scope';
@@ -9,10 +9,8 @@ import { CLUSTER_HOPS, SITE_SCOPE_HOPS } from './scope';
 const POSITIVE_INT_MAX = 2147483647;
 
 /**
- * NetBox's VirtualMachine, without `config_template` (extras' config
- * templates are not a model of any service yet) and `config_context`
- * (rendered from extras' config contexts: wired where those are built).
- * `primary_ip` is computed: the IPv6 primary address when set, else the IPv4
+ * NetBox's VirtualMachine, with its `config_context` merged in SQL from the
+ * projected config contexts (libs/rest config-context.ts). `primary_ip` is computed: the IPv6 primary address when set, else the IPv4
  * one (PREFER_IPV4 off). `interface_count` and `virtual_disk_count` are
  * NetBox's stored counters, counted here.
  */
@@ -40,6 +38,7 @@ export const virtualMachine: ModelDef = defineModel({
     disk: f.integer({ nullable: true, min: 0, max: POSITIVE_INT_MAX, label: 'disk (GB)' }),
     description: f.description(),
     comments: f.comments(),
+    config_template: f.fk('extras.configtemplate', 'PROTECT', { nullable: true, filterKey: null }),
     local_context_data: f.json({ nullable: true, shape: 'object', filter: false }),
   },
   brief: ['name'],
@@ -64,6 +63,23 @@ export const virtualMachine: ModelDef = defineModel({
     },
   },
   contacts: true,
+  // the config contexts matching the machine's site (and its region and group), cluster (and its type and group), role, platform, tenant (and its group) and tags
+  configContext: {
+    reads: ['dcim.region', 'dcim.sitegroup', 'tenancy.tenantgroup'],
+    after: 'custom_fields',
+    criteria: (ctx) => ({
+      regions: treeIds(ctx, 'dcim.region', relatedId(ctx, 'dcim.site', sql`t.site_id`, 'region')),
+      site_groups: treeIds(ctx, 'dcim.sitegroup', relatedId(ctx, 'dcim.site', sql`t.site_id`, 'group')),
+      sites: ids(sql`t.site_id`),
+      roles: ids(sql`t.role_id`),
+      platforms: ids(sql`t.platform_id`),
+      cluster_types: ids(relatedId(ctx, 'virtualization.cluster', sql`t.cluster_id`, 'type')),
+      cluster_groups: ids(relatedId(ctx, 'virtualization.cluster', sql`t.cluster_id`, 'group')),
+      clusters: ids(sql`t.cluster_id`),
+      tenant_groups: treeIds(ctx, 'tenancy.tenantgroup', relatedId(ctx, 'tenancy.tenant', sql`t.tenant_id`, 'group')),
+      tenants: ids(sql`t.tenant_id`),
+    }),
+  },
 });
 
 function machineFilters(ctx: ServiceContext) {

@@ -9,7 +9,7 @@
  * evaluation time: quirk Q9) this module rejects the shape with a message and
  * evaluates the mismatched condition as false.
  */
-import { numeric, pyEquals, pyStr, pyTypeName } from './pyvalues';
+import { numeric, pyEquals, pyStr, pyTypeName } from '@inventory/templates';
 
 export const OPERATORS = ['eq', 'gt', 'gte', 'lt', 'lte', 'in', 'contains', 'regex'] as const;
 export type Operator = (typeof OPERATORS)[number];

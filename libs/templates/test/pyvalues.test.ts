@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { pyJsonDumps, treeDumps } from '../src/dispatch/pyvalues';
+import { pyJsonDumps, treeDumps } from '@inventory/templates';
 
 /** The default body's JSON: the compact path gives exactly the text of the value-by-value one (Python's json.dumps). */
 test('when any JSON value is dumped, then the compact path and the value-by-value path give the same text', () => {

@@ -1,0 +1,4 @@
+export * from './jinja';
+export * from './pyvalues';
+export * from './filters';
+export * from './config';
