@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { dcimSuite, type Obj } from './stack';
 
 const suite = dcimSuite();
@@ -276,10 +277,203 @@ describe('cables', () => {
     const member = await iface(d1, 'eth1', { lag: lag.id, mac_address: 'aa-bb-cc-dd-ee-ff', mode: 'access' });
     expect(member).toMatchObject({ lag: { id: lag.id, name: 'bond0' }, mac_address: 'AA:BB:CC:DD:EE:FF', mode: { value: 'access', label: 'Access' } });
     expect((await bad({ mac_address: 'nope' })).body).toEqual({ mac_address: ['Invalid MAC address format: nope'] });
+    for (const spelling of ['aa:bb:cc:dd:ee:ff', 'aabb.ccdd.eeff', 'AABBCCDDEEFF']) {
+      expect((await get(`/api/dcim/interfaces/?device_id=${d1.id}&mac_address=${spelling}`)).results.map((x: Obj) => x.id)).toEqual([member.id]);
+    }
+    expect((await get(`/api/dcim/interfaces/?device_id=${d1.id}&mac_address=zz`)).count).toBe(0);
+    expect((await get(`/api/dcim/interfaces/?device_id=${d1.id}&mac_address__ic=cc:dd`)).results.map((x: Obj) => x.id)).toEqual([member.id]);
     const wifi = await iface(d1, 'wlan0', { type: 'ieee802.11ac', rf_channel: '5g-36-5180-20' });
     expect(wifi).toMatchObject({ rf_channel_frequency: 5180, rf_channel_width: 20 });
     expect((await get(`/api/dcim/interfaces/?device_id=${d1.id}&lag_id=${lag.id}`)).results.map((x: Obj) => x.id)).toEqual([member.id]);
     expect((await get(`/api/dcim/interfaces/?device_id=${d1.id}&kind=virtual`)).results.map((x: Obj) => x.id)).toEqual([lag.id]);
     expect((await get(`/api/dcim/interfaces/?device_id=${d1.id}&kind=wireless`)).results.map((x: Obj) => x.id)).toEqual([wifi.id]);
+  });
+
+  test('when a device has 1,000 interfaces, a quarter of them cabled, then its interface list costs the same statements for 10, 50 or 1,000 rows', async () => {
+    const [d1, d2] = await devices(2);
+    const mine = await made('/api/dcim/interfaces/', Array.from({ length: 1000 }, (_, i) => ({ device: d1.id, name: `ge-0/0/${i}`, type: '1000base-t', mark_connected: i % 10 === 9 })));
+    const theirs = await made('/api/dcim/interfaces/', Array.from({ length: 250 }, (_, i) => ({ device: d2.id, name: `ge-0/0/${i}`, type: '1000base-t' })));
+    await made(
+      '/api/dcim/cables/',
+      theirs.map((t: Obj, i: number) => ({ a_terminations: end('dcim.interface', mine[i * 4]), b_terminations: end('dcim.interface', t), status: i % 2 ? 'connected' : 'planned' })),
+    );
+    const counts: number[] = [];
+    let full: Obj[] = [];
+    for (const limit of [10, 50, 1000]) {
+      const started = Date.now();
+      const r = await suite.api().get(`/api/dcim/interfaces/?device_id=${d1.id}&limit=${limit}`);
+      const ms = Date.now() - started;
+      expect(r.status).toBe(200);
+      expect(r.body.results).toHaveLength(limit);
+      counts.push(Number(r.headers.get('x-query-count')));
+      if (limit === 1000) {
+        full = r.body.results;
+        console.log(`GET /api/dcim/interfaces/?device_id=…&limit=1000: ${ms} ms, ${counts[2]} statements`);
+      }
+    }
+    expect(counts[0]).toBeGreaterThan(0);
+    expect(counts[1]).toBe(counts[0]);
+    expect(counts[2]).toBe(counts[0]);
+    // natural order, and every fourth interface reaches its peer
+    expect(full.slice(0, 3).map((x) => x.name)).toEqual(['ge-0/0/0', 'ge-0/0/1', 'ge-0/0/2']);
+    const cabled = full.filter((x) => x.cable);
+    expect(cabled).toHaveLength(250);
+    expect(cabled.every((x) => x.connected_endpoints?.length === 1 && x.link_peers.length === 1)).toBe(true);
+    expect(full.filter((x) => x.connected_endpoints_reachable).length).toBe(125);
+    expect(full.filter((x) => x._occupied).length).toBe(250 + 100);
+  });
+
+  test('when a circuit joins two interfaces, then the path crosses it from A to Z; a circuit on a provider network takes no cable', async () => {
+    const [d1, d2] = await devices(2);
+    const site = (await get(`/api/dcim/devices/${d1.id}/`)).site;
+    const i1 = await iface(d1, 'wan0');
+    const i2 = await iface(d2, 'wan0');
+    // the circuits service is not part of this stack: its terminations arrive in dcim's projection as its events would bring them
+    const client = new pg.Client({ connectionString: suite.stack().databaseUrl });
+    await client.connect();
+    const term = (id: number, circuit: number, side: string, extra: Obj) => ({
+      id,
+      nested: { id, url: `/api/circuits/circuit-terminations/${id}/`, display: `CID-${n}: Termination ${side}`, term_side: side, cable: null, _occupied: false },
+      data: { id, circuit, term_side: side, site: null, provider_network: null, ...extra },
+    });
+    const base = 800000 + n * 10;
+    const records = [
+      term(base + 1, base, 'A', { site: site.id }),
+      term(base + 2, base, 'Z', { site: site.id }),
+      term(base + 3, base + 1, 'A', { site: site.id }),
+      term(base + 4, base + 1, 'Z', { provider_network: 77 }),
+    ];
+    try {
+      for (const r of records) {
+        await client.query('INSERT INTO "dcim"."_proj_circuits_circuittermination" (id, version, deleted, nested, data) VALUES ($1, 1, false, $2, $3)', [r.id, r.nested, r.data]);
+      }
+    } finally {
+      await client.end();
+    }
+    const [ctA, ctZ, ctOther, ctNetwork] = records.map((r) => ({ id: r.id }));
+    const c1 = await cable(end('dcim.interface', i1), end('circuits.circuittermination', ctA));
+    // the far end of the circuit is on a site with nothing cabled: the path stops there, incomplete
+    let trace = await get(`/api/dcim/interfaces/${i1.id}/trace/`);
+    expect(trace.map((seg: Obj[]) => [seg[0].map((o: Obj) => o.id), Array.isArray(seg[1]) ? [] : [seg[1].id], seg[2].map((o: Obj) => o.id)])).toEqual([
+      [[i1.id], [c1.id], [ctA.id]],
+      [[ctZ.id], [], [site.id]],
+    ]);
+    expect((await get(`/api/dcim/interfaces/${i1.id}/`)).connected_endpoints).toBeNull();
+    expect((await get(`/api/dcim/interfaces/${i1.id}/`)).link_peers_type).toBe('circuits.circuittermination');
+    // cabled at Z too: complete, both ways
+    const c2 = await cable(end('circuits.circuittermination', ctZ), end('dcim.interface', i2));
+    trace = await get(`/api/dcim/interfaces/${i1.id}/trace/`);
+    expect(trace.map((seg: Obj[]) => [seg[0].map((o: Obj) => o.id), [seg[1].id], seg[2].map((o: Obj) => o.id)])).toEqual([
+      [[i1.id], [c1.id], [ctA.id]],
+      [[ctZ.id], [c2.id], [i2.id]],
+    ]);
+    expect((await get(`/api/dcim/interfaces/${i1.id}/`)).connected_endpoints.map((x: Obj) => x.id)).toEqual([i2.id]);
+    expect((await get(`/api/dcim/interfaces/${i2.id}/`)).connected_endpoints.map((x: Obj) => x.id)).toEqual([i1.id]);
+    expect((await get(`/api/dcim/cables/?circuittermination_id=${ctZ.id}`)).results.map((x: Obj) => x.id)).toEqual([c2.id]);
+    // the circuits service asks for the paths through its terminations (its paths/ endpoint); users may not
+    const internal = await suite.stack().serviceClient('dcim', 'circuits').get(`/internal/cable-paths/circuit-termination?id=${ctA.id}&base=http://example.test`);
+    expect(internal.status).toBe(200);
+    expect(internal.body.map((p: Obj) => p.path.map((hop: Obj[]) => hop.map((o) => o.id)))).toEqual(
+      expect.arrayContaining([[[i1.id], [c1.id], [ctA.id], [ctZ.id], [c2.id], [i2.id]], [[i2.id], [c2.id], [ctZ.id], [ctA.id], [c1.id], [i1.id]]]),
+    );
+    expect(internal.body[0].path[0][0].url).toMatch(/^http:\/\/example\.test\/api\/dcim\/interfaces\//);
+    expect((await suite.api().get(`/internal/cable-paths/circuit-termination?id=${ctA.id}`)).status).toBe(403);
+    const refused = await suite.api().post('/api/dcim/cables/', { a_terminations: end('circuits.circuittermination', ctNetwork), b_terminations: end('dcim.interface', await iface(d2, 'wan1')) });
+    expect(refused.body).toEqual({ __all__: ['Circuit terminations attached to a provider network may not be cabled.'] });
+    const missing = await suite.api().post('/api/dcim/cables/', { a_terminations: end('circuits.circuittermination', { id: base + 9 }), b_terminations: end('dcim.interface', await iface(d2, 'wan2')) });
+    expect(missing.body).toEqual({ a_terminations: [{ object_id: [`Related object not found using the provided numeric ID: ${base + 9}`] }] });
+    // a circuit whose far end is on a provider network completes there
+    const i3 = await iface(d1, 'wan3');
+    await cable(end('dcim.interface', i3), end('circuits.circuittermination', ctOther));
+    expect(await get(`/api/dcim/interfaces/${i3.id}/`)).toMatchObject({ connected_endpoints_type: 'circuits.providernetwork', connected_endpoints_reachable: true });
+  });
+
+  test('when the far interface is bridged to another cabled interface, then the trace continues across the bridge', async () => {
+    const [d1, d2, d3] = await devices(3);
+    const i1 = await iface(d1, 'eth0');
+    const i3 = await iface(d2, 'eth1');
+    const i2 = await iface(d2, 'eth0', { bridge: i3.id });
+    const i4 = await iface(d3, 'eth0');
+    const c1 = await cable(end('dcim.interface', i1), end('dcim.interface', i2));
+    const c2 = await cable(end('dcim.interface', i3), end('dcim.interface', i4));
+    const trace = await get(`/api/dcim/interfaces/${i1.id}/trace/`);
+    expect(trace.map((seg: Obj[]) => [seg[0].map((o: Obj) => o.id), [seg[1].id], seg[2].map((o: Obj) => o.id)])).toEqual([
+      [[i1.id], [c1.id], [i2.id]],
+      [[i3.id], [c2.id], [i4.id]],
+    ]);
+    // the connected endpoint is still the cable's far end
+    expect((await get(`/api/dcim/interfaces/${i1.id}/`)).connected_endpoints.map((x: Obj) => x.id)).toEqual([i2.id]);
+  });
+
+  test("when an interface names ipam's VLANs, then they are global or of the device's site, tagged ones only in tagged mode, and filters find them", async () => {
+    const [d1] = await devices(1);
+    const site = (await get(`/api/dcim/devices/${d1.id}/`)).site;
+    const client = new pg.Client({ connectionString: suite.stack().databaseUrl });
+    await client.connect();
+    const base = 700000 + n * 10;
+    const vlan = (id: number, vid: number, siteId: number | null) => [
+      id,
+      { id, url: `/api/ipam/vlans/${id}/`, display: `v${vid}`, vid, name: `v${vid}` },
+      { id, vid, name: `v${vid}`, site: siteId, group: null, status: 'active' },
+    ];
+    try {
+      for (const v of [vlan(base + 1, 10, null), vlan(base + 2, 20, site.id), vlan(base + 3, 30, 999999)]) {
+        await client.query('INSERT INTO "dcim"."_proj_ipam_vlan" (id, version, deleted, nested, data) VALUES ($1, 1, false, $2, $3)', v);
+      }
+    } finally {
+      await client.end();
+    }
+    const post = (body: Obj) => suite.api().post('/api/dcim/interfaces/', { device: d1.id, name: `v-${Math.random()}`, type: '1000base-t', ...body });
+    expect((await post({ mode: 'access', untagged_vlan: base + 3 })).body).toEqual({
+      untagged_vlan: ["The untagged VLAN (v30) must belong to the same site as the interface's parent device, or it must be global."],
+    });
+    expect((await post({ mode: 'tagged', tagged_vlans: [base + 2, base + 3] })).body).toEqual({
+      tagged_vlans: ["VLAN v30 must belong to the same site as the interface's parent device, or it must be global."],
+    });
+    const trunk = await iface(d1, 'trunk0', { mode: 'tagged', untagged_vlan: base + 1, tagged_vlans: [base + 2] });
+    expect(trunk).toMatchObject({ untagged_vlan: { id: base + 1, vid: 10, name: 'v10' }, tagged_vlans: [{ id: base + 2, vid: 20, name: 'v20' }] });
+    const ids = async (q: string) => (await get(`/api/dcim/interfaces/?device_id=${d1.id}&${q}`)).results.map((x: Obj) => x.id);
+    expect(await ids('vlan=20')).toEqual([trunk.id]);
+    expect(await ids(`vlan_id=${base + 1}`)).toEqual([trunk.id]);
+    // leaving tagged mode drops the tagged VLANs; no mode drops the untagged one too
+    expect((await suite.api().patch(`/api/dcim/interfaces/${trunk.id}/`, { mode: 'access' })).body).toMatchObject({ tagged_vlans: [], untagged_vlan: { id: base + 1 } });
+    expect((await suite.api().patch(`/api/dcim/interfaces/${trunk.id}/`, { mode: null })).body).toMatchObject({ mode: null, untagged_vlan: null });
+  });
+
+  test('when an interface belongs to virtual device contexts, then it shows them and the vdc filters find it', async () => {
+    const [d1] = await devices(1);
+    const vdc = await made('/api/dcim/virtual-device-contexts/', { name: `VDC ${n}`, device: d1.id, identifier: 7, status: 'active' });
+    const i1 = await iface(d1, 'eth0', { vdcs: [vdc.id] });
+    await iface(d1, 'eth1');
+    expect(Object.keys(i1).slice(3, 6)).toEqual(['device', 'vdcs', 'module']);
+    expect(i1.vdcs).toEqual([expect.objectContaining({ id: vdc.id, name: vdc.name, identifier: 7, device: expect.objectContaining({ id: d1.id }) })]);
+    const ids = async (q: string) => (await get(`/api/dcim/interfaces/?device_id=${d1.id}&${q}`)).results.map((x: Obj) => x.id);
+    expect(await ids(`vdc_id=${vdc.id}`)).toEqual([i1.id]);
+    expect(await ids(`vdc=${encodeURIComponent(vdc.name)}`)).toEqual([i1.id]);
+    expect(await ids('vdc_identifier=7')).toEqual([i1.id]);
+  });
+
+  test('when a cable is moved to another far end, then the old end is detached, the new one attached, and both paths follow', async () => {
+    const [d1, d2] = await devices(2);
+    const i1 = await iface(d1, 'eth0');
+    const old = await iface(d2, 'eth0');
+    const next = await iface(d2, 'eth1');
+    const c = await cable(end('dcim.interface', i1), end('dcim.interface', old));
+    const moved = await suite.api().patch(`/api/dcim/cables/${c.id}/`, { b_terminations: end('dcim.interface', next) });
+    expect(moved.status).toBe(200);
+    expect(moved.body.b_terminations.map((t: Obj) => t.object_id)).toEqual([next.id]);
+    expect(moved.body.a_terminations.map((t: Obj) => t.object_id)).toEqual([i1.id]);
+    expect(await get(`/api/dcim/interfaces/${old.id}/`)).toMatchObject({ cable: null, cable_end: '', connected_endpoints: null, _occupied: false });
+    expect(await get(`/api/dcim/interfaces/${next.id}/`)).toMatchObject({ cable: { id: c.id }, cable_end: 'B', connected_endpoints: [expect.objectContaining({ id: i1.id })] });
+    expect((await get(`/api/dcim/interfaces/${i1.id}/`)).connected_endpoints.map((x: Obj) => x.id)).toEqual([next.id]);
+    // both ends on one side of one cable (a breakout): each end reaches both far ends
+    const other = await iface(d2, 'eth2');
+    expect((await suite.api().patch(`/api/dcim/cables/${c.id}/`, { b_terminations: end('dcim.interface', next, other) })).status).toBe(200);
+    expect((await get(`/api/dcim/interfaces/${i1.id}/`)).connected_endpoints.map((x: Obj) => x.id).sort()).toEqual([next.id, other.id].sort());
+    expect((await get(`/api/dcim/interfaces/${other.id}/`)).link_peers.map((x: Obj) => x.id)).toEqual([i1.id]);
+    // a PUT without ends keeps them
+    const put = await suite.api().put(`/api/dcim/cables/${c.id}/`, { label: 'kept', status: 'connected' });
+    expect(put.status).toBe(200);
+    expect(put.body.b_terminations).toHaveLength(2);
   });
 });

@@ -1,7 +1,7 @@
 import { ValidationError } from '@inventory/core';
 import { sql, raw, type FilterDef } from '@inventory/filtering';
 import { f, nestedFor, type FieldDef, type ModelDef, type ModelHooks, type Queryable, type Row, type ServiceContext, type WriteContext } from '@inventory/rest';
-import { CABLE_TERMINATION_TABLE, destinationsOf, node, parseNode, pathsByIds, retraceThrough, type PathNode } from './paths';
+import { CABLE_TERMINATION_TABLE, destinationsOf, node, parseNode, pathsByIds, retraceThrough, type PathNode, type StoredPath } from './paths';
 
 /**
  * What every object a cable may end on shares (NetBox's CabledObjectModel
@@ -91,33 +91,37 @@ export function decorateCabled(endpoint: boolean, connectionStatus = false): Non
         if ('cable_end' in out[i]) out[i].cable_end = r.cable_end ?? '';
         if ('mark_connected' in out[i]) out[i].mark_connected = !!r.mark_connected;
       });
-      if (shown('link_peers') || shown('link_peers_type')) {
-        const cables = [...new Set(rows.filter(cabled).map((r) => Number(r.cable_id)))];
-        const terms = cables.length
-          ? await q.query(
-              sql`SELECT cable, cable_end, termination_type, termination_id FROM ${raw(service.db.table(CABLE_TERMINATION_TABLE))} WHERE cable = ANY(${cables}::bigint[]) ORDER BY id`,
-            )
+      const wantPeers = shown('link_peers') || shown('link_peers_type');
+      const wantEnds = endpoint && (shown('connected_endpoints') || shown('connected_endpoints_type') || shown('connected_endpoints_reachable'));
+      const cables = wantPeers ? [...new Set(rows.filter(cabled).map((r) => Number(r.cable_id)))] : [];
+      const terms = cables.length
+        ? await q.query(
+            sql`SELECT cable, cable_end, termination_type, termination_id FROM ${raw(service.db.table(CABLE_TERMINATION_TABLE))} WHERE cable = ANY(${cables}::bigint[]) ORDER BY id`,
+          )
+        : [];
+      const byCable = new Map<number, Row[]>();
+      for (const t of terms) byCable.set(Number(t.cable), [...(byCable.get(Number(t.cable)) ?? []), t]);
+      const peersOf = (r: Row) =>
+        cabled(r)
+          ? (byCable.get(Number(r.cable_id)) ?? []).filter((t) => t.cable_end !== r.cable_end).map((t) => node(String(t.termination_type), Number(t.termination_id)))
           : [];
-        const peersOf = (r: Row) =>
-          terms.filter((t) => Number(t.cable) === Number(r.cable_id) && t.cable_end !== r.cable_end).map((t) => node(String(t.termination_type), Number(t.termination_id)));
-        const nested = await nestedNodes(service, rows.filter(cabled).flatMap(peersOf), root, q);
-        rows.forEach((r, i) => {
-          const peers = cabled(r) ? peersOf(r) : [];
+      const paths = wantEnds ? await pathsByIds(service, q, rows.map((r) => Number(r._path_id ?? 0))) : new Map<number, StoredPath>();
+      // link peers and far ends are often the same objects: nested once
+      const nested = await nestedNodes(service, [...rows.flatMap(peersOf), ...[...paths.values()].flatMap(destinationsOf)], root, q);
+      rows.forEach((r, i) => {
+        if (wantPeers) {
+          const peers = peersOf(r);
           if ('link_peers' in out[i]) out[i].link_peers = peers.map((p) => nested.get(p)).filter(Boolean);
           if ('link_peers_type' in out[i]) out[i].link_peers_type = peers.length ? parseNode(peers[0])[0] : null;
-        });
-      }
-      if (endpoint && (shown('connected_endpoints') || shown('connected_endpoints_type') || shown('connected_endpoints_reachable'))) {
-        const paths = await pathsByIds(service, q, rows.map((r) => Number(r._path_id ?? 0)));
-        const nested = await nestedNodes(service, [...paths.values()].flatMap(destinationsOf), root, q);
-        rows.forEach((r, i) => {
+        }
+        if (wantEnds) {
           const p = paths.get(Number(r._path_id ?? 0));
           const ends = p ? destinationsOf(p) : [];
           if ('connected_endpoints' in out[i]) out[i].connected_endpoints = ends.length ? ends.map((e) => nested.get(e)).filter(Boolean) : null;
           if ('connected_endpoints_type' in out[i]) out[i].connected_endpoints_type = ends.length ? parseNode(ends[0])[0] : null;
           if ('connected_endpoints_reachable' in out[i]) out[i].connected_endpoints_reachable = p ? p.isComplete && p.isActive : null;
-        });
-      }
+        }
+      });
     }
     // `_occupied` comes last on the wire, after the timestamps
     rows.forEach((r, i) => {

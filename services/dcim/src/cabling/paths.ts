@@ -1,5 +1,5 @@
 import { sql, raw } from '@inventory/filtering';
-import type { Queryable, ServiceContext } from '@inventory/rest';
+import { projectedModels, projection, type Queryable, type Row, type ServiceContext } from '@inventory/rest';
 
 /**
  * Cable paths, stored as NetBox's CablePath: one row per path origin set,
@@ -34,6 +34,32 @@ export const TERMINATION_TABLES: Readonly<Record<string, string>> = {
   'dcim.rearport': 'rear_port',
   'dcim.powerfeed': 'power_feed',
 };
+
+/**
+ * Circuit terminations are the circuits service's: a cable may end on one
+ * (checked against dcim's projection of them, kept from circuits' events),
+ * and a path crosses its circuit from one end to the other.
+ */
+export const CIRCUIT_TERMINATION = 'circuits.circuittermination';
+
+/** Every model a cable may end on. */
+export const isTerminable = (label: string): boolean => label in TERMINATION_TABLES || label === CIRCUIT_TERMINATION;
+
+/** A circuit termination as dcim's projection holds it (the owner's stored values), or undefined. */
+export async function circuitTermination(ctx: ServiceContext, q: Queryable, id: number): Promise<Row | undefined> {
+  if (!projectedModels(ctx).has(CIRCUIT_TERMINATION)) return undefined;
+  const [hit] = await q.query(sql`SELECT id, data FROM ${projection(ctx, CIRCUIT_TERMINATION)} WHERE id = ${id} AND NOT deleted`);
+  return hit ? { id: Number(hit.id), ...(hit.data as Row) } : undefined;
+}
+
+/** The other end of a circuit termination's circuit (A for Z, Z for A), or undefined. */
+async function circuitPeer(ctx: ServiceContext, q: Queryable, term: Row): Promise<Row | undefined> {
+  const side = term.term_side === 'A' ? 'Z' : 'A';
+  const [hit] = await q.query(
+    sql`SELECT id, data FROM ${projection(ctx, CIRCUIT_TERMINATION)} WHERE NOT deleted AND data->>'circuit' = ${String(term.circuit)} AND data->>'term_side' = ${side} ORDER BY id LIMIT 1`,
+  );
+  return hit ? { id: Number(hit.id), ...(hit.data as Row) } : undefined;
+}
 
 /** Objects whose path starts at them (NetBox's PathEndpoint): they keep `_path_id`. */
 export const PATH_ENDPOINTS: ReadonlySet<string> = new Set([
@@ -168,6 +194,30 @@ export async function traceFrom(ctx: ServiceContext, q: Queryable, originType: s
       );
       type = 'dcim.frontport';
       ids = fronts.map((f) => Number(f.id));
+    } else if (farType === CIRCUIT_TERMINATION) {
+      // across the circuit, A to Z or Z to A
+      if (farIds.length > 1) {
+        isSplit = true;
+        break;
+      }
+      const here = await circuitTermination(ctx, q, farIds[0]);
+      const peer = here ? await circuitPeer(ctx, q, here) : undefined;
+      if (!peer) break;
+      const isSet = (v: unknown) => v !== null && v !== undefined && v !== '';
+      if (isSet(peer.provider_network)) {
+        // the circuit ends on a provider network: complete there
+        path.push([node(CIRCUIT_TERMINATION, Number(peer.id))], [node('circuits.providernetwork', Number(peer.provider_network))]);
+        isComplete = true;
+        break;
+      }
+      const [peerCable] = await q.query(sql`SELECT 1 FROM ${terminations} WHERE termination_type = ${CIRCUIT_TERMINATION} AND termination_id = ${peer.id}`);
+      if (isSet(peer.site) && !peerCable) {
+        // the circuit ends on a site with nothing cabled to it
+        path.push([node(CIRCUIT_TERMINATION, Number(peer.id))], [node('dcim.site', Number(peer.site))]);
+        break;
+      }
+      type = CIRCUIT_TERMINATION;
+      ids = [Number(peer.id)];
     } else {
       // endpoints of one type: the path is complete
       isComplete = true;

@@ -1,9 +1,9 @@
 import { ValidationError } from '@inventory/core';
 import { sql, raw } from '@inventory/filtering';
-import { capture, noteTouched, type Row, type ServiceContext, type WriteContext } from '@inventory/rest';
+import { capture, noteTouched, projectedModels, projection, type Row, type ServiceContext, type WriteContext } from '@inventory/rest';
 import { INTERFACE_TYPE, WIRELESS_INTERFACE_TYPES } from '../models/component-choices';
 import { VIRTUAL_INTERFACE_TYPES } from '../models/cable-choices';
-import { CABLE_TERMINATION_TABLE, TERMINATION_TABLES, node, retraceThrough, traceEnd } from './paths';
+import { CABLE_TERMINATION_TABLE, CIRCUIT_TERMINATION, TERMINATION_TABLES, circuitTermination, isTerminable, node, retraceThrough, traceEnd } from './paths';
 
 /**
  * A cable's ends (NetBox's CableTermination): written with the cable, from
@@ -57,7 +57,7 @@ export async function parseEnd(wctx: WriteContext, field: string, value: unknown
     const id = item.object_id;
     if (type === undefined || type === null) e.object_type = ['This field is required.'];
     else if (typeof type !== 'string' || !/^[a-z_0-9]+\.[a-z_0-9]+$/.test(type)) e.object_type = ["Invalid value. Specify a content type as '<app_label>.<model_name>'."];
-    else if (!TERMINATION_TABLES[type]) e.object_type = [`Invalid content type: ${type}`];
+    else if (!isTerminable(type)) e.object_type = [`Invalid content type: ${type}`];
     if (id === undefined || id === null) e.object_id = ['This field is required.'];
     else if (!(typeof id === 'number' && Number.isSafeInteger(id) && id >= 0) && !(typeof id === 'string' && /^\d{1,15}$/.test(id))) e.object_id = ['A valid integer is required.'];
     if (!Object.keys(e).length) t = { type: String(type), id: Number(id) };
@@ -68,7 +68,9 @@ export async function parseEnd(wctx: WriteContext, field: string, value: unknown
   const byType = new Map<string, number[]>();
   for (const t of parsed) if (t) byType.set(t.type, [...(byType.get(t.type) ?? []), t.id]);
   for (const [type, ids] of byType) {
-    const rows = await wctx.tx.query(sql`SELECT id FROM ${raw(wctx.service.db.table(TERMINATION_TABLES[type]))} WHERE id = ANY(${ids}::bigint[])`);
+    // circuit terminations are looked up in dcim's projection of them
+    const source = type === CIRCUIT_TERMINATION ? sql`${projection(wctx.service, type)} WHERE NOT deleted AND` : sql`${raw(wctx.service.db.table(TERMINATION_TABLES[type]))} WHERE`;
+    const rows = type === CIRCUIT_TERMINATION && !projectedModels(wctx.service).has(type) ? [] : await wctx.tx.query(sql`SELECT id FROM ${source} id = ANY(${ids}::bigint[])`);
     const found = new Set(rows.map((r) => Number(r.id)));
     parsed.forEach((t, i) => {
       if (t && t.type === type && !found.has(t.id)) errors[i].object_id = [`Related object not found using the provided numeric ID: ${t.id}`];
@@ -119,6 +121,12 @@ export async function checkEnds(wctx: WriteContext, cableId: number | null, a: T
       }
     }
   }
+  // CableTermination.clean(): a circuit termination on a provider network takes no cable
+  for (const t of [...a, ...b]) {
+    if (t.type !== CIRCUIT_TERMINATION) continue;
+    const term = await circuitTermination(ctx, wctx.tx, t.id);
+    if (term && term.provider_network !== null && term.provider_network !== undefined) refuse('Circuit terminations attached to a provider network may not be cabled.');
+  }
   const all = [...a, ...b];
   if (!all.length) return;
   const [taken] = await wctx.tx.query(
@@ -135,6 +143,8 @@ async function mirror(wctx: WriteContext, terms: Termination[], cable: number | 
   const byType = new Map<string, number[]>();
   for (const t of terms) byType.set(t.type, [...(byType.get(t.type) ?? []), t.id]);
   for (const [type, ids] of byType) {
+    // another service's objects (circuit terminations) learn of their cable from the cable's events
+    if (!TERMINATION_TABLES[type]) continue;
     const model = ctx.models.get(type);
     const table = raw(ctx.db.table(TERMINATION_TABLES[type]));
     const rows = await wctx.tx.query(sql`SELECT * FROM ${table} WHERE id = ANY(${ids}::bigint[]) ORDER BY id FOR UPDATE`);

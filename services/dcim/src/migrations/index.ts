@@ -5,6 +5,7 @@ import { deviceTypes } from './0003_device_types';
 import { devices } from './0004_devices';
 import { componentsAndCables } from './0005_components_and_cables';
 import { inventory } from './0006_inventory_and_contexts';
+import { interfaceVdcs } from './0007_interface_vdcs';
 
 /** In order; each entry is frozen once released (docs/decisions/005-frozen-migrations.md). */
-export const migrations: Migration[] = [initial, racksAndTypes, deviceTypes, devices, componentsAndCables, inventory];
+export const migrations: Migration[] = [initial, racksAndTypes, deviceTypes, devices, componentsAndCables, inventory, interfaceVdcs];

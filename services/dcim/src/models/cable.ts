@@ -4,7 +4,7 @@ import { defineModel, f, keyResolver, TENANT_GROUP_HOPS, type ModelDef, type Row
 import { CABLE_LENGTH_UNIT, CABLE_TYPE, COLOR_CHOICES, LINK_STATUS } from './cable-choices';
 import { blankColor } from './component-template';
 import { nestedNodes } from '../cabling/cabled';
-import { CABLE_TERMINATION_TABLE, TERMINATION_TABLES, node } from '../cabling/paths';
+import { CABLE_TERMINATION_TABLE, CIRCUIT_TERMINATION, TERMINATION_TABLES, node } from '../cabling/paths';
 import { checkEnds, deleteEnds, parseEnd, saveEnds, storedEnds, type End, type Termination } from '../cabling/terminations';
 
 const has = (body: Row, key: string) => Object.prototype.hasOwnProperty.call(body, key);
@@ -170,7 +170,7 @@ function cableFilters(ctx: ServiceContext): FilterDef[] {
     byDevice('site_id', 'd.site_id', 'dcim.site', 'id', 'pp.site_id'),
     byDevice('site', 'd.site_id', 'dcim.site', 'slug', 'pp.site_id'),
   ];
-  for (const type of Object.keys(TERMINATION_TABLES)) {
+  for (const type of [...Object.keys(TERMINATION_TABLES), CIRCUIT_TERMINATION]) {
     defs.push({
       kind: 'method',
       name: `${type.split('.')[1]}_id`,

@@ -1,7 +1,7 @@
 import { sql, raw } from '@inventory/filtering';
 import { defineModel, f, type ModelDef } from '@inventory/rest';
 import { CABLE_END } from './cable-choices';
-import { TERMINATION_TABLES } from '../cabling/paths';
+import { isTerminable } from '../cabling/paths';
 
 /**
  * NetBox's CableTermination, read-only here: ends are written with their
@@ -16,7 +16,7 @@ export const cableTermination: ModelDef = defineModel({
     // the cable's PK, as NetBox shows it (the engine does not cascade it: a cable's delete hook removes its ends)
     cable: { type: 'bigint', required: true, readOnly: true },
     cable_end: f.choice(CABLE_END, { required: true, plain: true, readOnly: true }),
-    termination_type: f.contentType({ required: true, readOnly: true, allowed: (label) => label in TERMINATION_TABLES }),
+    termination_type: f.contentType({ required: true, readOnly: true, allowed: isTerminable }),
     termination_id: { type: 'bigint', required: true, readOnly: true },
     termination: f.generic('termination_type', 'termination_id'),
   },

@@ -21,7 +21,7 @@ export interface ComponentOptions {
   unique?: UniqueDef[];
   /** Extra filters (the per-model `type` and friends come from the fields). */
   filters?: (ctx: ServiceContext) => FilterDef[];
-  validate?: (row: Row, existing: Row | null, wctx: WriteContext) => Promise<void> | void;
+  validate?: (row: Row, existing: Row | null, wctx: WriteContext, body: Row) => Promise<void> | void;
   hooks?: Partial<ModelHooks>;
   /** Brief fields besides NetBox's `device, name, cable, _occupied`. */
   brief?: string[];
@@ -69,10 +69,10 @@ export function component(o: ComponentOptions): ModelDef {
       decorate: decorateCabled(endpoint, o.label === 'dcim.interface'),
       beforeDelete: deleteCabled(o.label),
       ...(o.hooks ?? {}),
-      validate: async (row, existing, wctx) => {
+      validate: async (row, existing, wctx, body) => {
         checkNotMoved(row, existing);
         checkCabled(row);
-        await o.validate?.(row, existing, wctx);
+        await o.validate?.(row, existing, wctx, body);
       },
     },
   });

@@ -1,5 +1,5 @@
 import { ValidationError } from '@inventory/core';
-import { sql, raw, or, type FilterDef } from '@inventory/filtering';
+import { sql, raw, or, stringLookup, type FilterDef } from '@inventory/filtering';
 import { f, keyResolver, projectedModels, projection, type ModelDef, type Row, type ServiceContext, type WriteContext } from '@inventory/rest';
 import { INTERFACE_TYPE, POE_MODE, POE_TYPE, WIRELESS_INTERFACE_TYPES, WIRELESS_ROLE } from './component-choices';
 import { INTERFACE_DUPLEX, INTERFACE_MODE, VIRTUAL_INTERFACE_TYPES, WIRELESS_CHANNEL, channelAttr } from './cable-choices';
@@ -24,6 +24,10 @@ export const iface: ModelDef = component({
   verboseName: 'interface',
   pathEndpoint: true,
   brief: ['connection_status'],
+  // NetBox's wire order puts the interface's virtual device contexts between its device and module
+  beforeModule: {
+    vdcs: f.m2m('dcim.virtualdevicecontext', 'interface_vdcs', { idFilter: 'vdc_id', filterKey: null, label: 'virtual device contexts' }),
+  },
   fields: {
     type: f.choice(INTERFACE_TYPE, { required: true, nullable: false }),
     enabled: f.boolean(true),
@@ -31,10 +35,10 @@ export const iface: ModelDef = component({
     bridge: f.fk('dcim.interface', 'SET_NULL', { filterKey: null, label: 'bridge interface' }),
     lag: f.fk('dcim.interface', 'SET_NULL', { filterKey: null, label: 'parent LAG' }),
     mtu: f.integer({ nullable: true, min: 1, max: 65536 }),
-    mac_address: f.string(18, { nullable: true, iexactFilter: true, label: 'MAC address' }),
+    mac_address: f.string(18, { nullable: true, filter: false, label: 'MAC address' }),
     speed: f.integer({ nullable: true, min: 0, max: 2147483647, label: 'speed (Kbps)' }),
     duplex: f.choice(INTERFACE_DUPLEX, { blank: true }),
-    wwn: f.string(24, { nullable: true, iexactFilter: true, label: 'WWN' }),
+    wwn: f.string(24, { nullable: true, filter: false, label: 'WWN' }),
     mgmt_only: f.boolean(false, { label: 'management only' }),
   },
   after: {
@@ -58,7 +62,7 @@ export const iface: ModelDef = component({
     l2vpn_termination: f.json({ readOnly: true, virtual: true }),
   },
   filters: (ctx) => interfaceFilters(ctx),
-  validate: (row, existing, wctx) => checkInterface(row, existing, wctx),
+  validate: (row, existing, wctx, body) => checkInterface(row, existing, wctx, body),
   hooks: {
     beforeSave: (columns, existing) => normalizeInterface(columns, existing),
     decorate: async (rows, out, c) => {
@@ -119,7 +123,7 @@ async function peerInterface(wctx: WriteContext, id: unknown): Promise<Peer | un
 }
 
 /** Interface.clean() and InterfaceSerializer.validate(), with NetBox's messages and fields. */
-async function checkInterface(row: Row, existing: Row | null, wctx: WriteContext): Promise<void> {
+async function checkInterface(row: Row, existing: Row | null, wctx: WriteContext, body: Row): Promise<void> {
   const type = String(row.type ?? '');
   const virtual = VIRTUAL_INTERFACE_TYPES.has(type);
   const wireless = WIRELESS_INTERFACE_TYPES.has(type);
@@ -173,23 +177,86 @@ async function checkInterface(row: Row, existing: Row | null, wctx: WriteContext
     const v = row[key];
     if (typeof v === 'string' && v.trim() !== '' && !parseMac(v, octets)) fail(key, `Invalid ${kind} format: ${v}`);
   }
-  await checkVlans(row, own?.site_id ?? null, wctx);
+  await checkVlans(row, own?.site_id ?? null, wctx, body);
 }
 
-/** The untagged VLAN and each tagged VLAN are global or of the device's site (from dcim's projection of ipam's VLANs). */
-async function checkVlans(row: Row, siteId: unknown, wctx: WriteContext): Promise<void> {
+/**
+ * The untagged VLAN (Interface.clean()) and each tagged VLAN written
+ * (InterfaceSerializer.validate()) are global or of the device's site, read
+ * from dcim's projection of ipam's VLANs.
+ */
+async function checkVlans(row: Row, siteId: unknown, wctx: WriteContext, body: Row): Promise<void> {
   const ctx = wctx.service;
   if (!projectedModels(ctx).has('ipam.vlan')) return;
-  const ids = isSet(row.untagged_vlan_id) ? [Number(row.untagged_vlan_id)] : [];
-  if (!ids.length) return;
-  const vlans = await wctx.tx.query(sql`SELECT id, data->>'site' AS site, data->>'name' AS name, data->>'vid' AS vid FROM ${projection(ctx, 'ipam.vlan')} WHERE id = ANY(${ids}::bigint[])`);
-  for (const v of vlans) {
-    if (v.site !== null && String(v.site) !== String(siteId)) {
-      throw new ValidationError({
-        untagged_vlan: [`The untagged VLAN (${String(v.name)}) must belong to the same site as the interface's parent device, or it must be global.`],
-      });
-    }
+  const untagged = isSet(row.untagged_vlan_id) ? [Number(row.untagged_vlan_id)] : [];
+  const given = Array.isArray(body.tagged_vlans) ? body.tagged_vlans : [];
+  const tagged = given.filter((v) => typeof v === 'number' || (typeof v === 'string' && /^\d{1,15}$/.test(v))).map(Number);
+  if (!untagged.length && !tagged.length) return;
+  const vlans = await wctx.tx.query(
+    sql`SELECT id, data->>'site' AS site, data->>'name' AS name FROM ${projection(ctx, 'ipam.vlan')} WHERE NOT deleted AND id = ANY(${[...untagged, ...tagged]}::bigint[])`,
+  );
+  const foreign = (id: number) => vlans.find((v) => Number(v.id) === id && v.site !== null && String(v.site) !== String(siteId));
+  const u = untagged.length ? foreign(untagged[0]) : undefined;
+  if (u) {
+    throw new ValidationError({
+      untagged_vlan: [`The untagged VLAN (${String(u.name)}) must belong to the same site as the interface's parent device, or it must be global.`],
+    });
   }
+  for (const id of tagged) {
+    const t = foreign(id);
+    if (t) throw new ValidationError({ tagged_vlans: [`VLAN ${String(t.name)} must belong to the same site as the interface's parent device, or it must be global.`] });
+  }
+}
+
+/**
+ * `mac_address` / `wwn` (NetBox's MultiValueMACAddressFilter): exact values
+ * in any spelling netaddr reads, compared in the stored form (an unparsable
+ * one matches nothing); the text lookups compare the stored form's text.
+ */
+function hardwareAddress(name: 'mac_address' | 'wwn', octets: number): FilterDef {
+  const column = sql`t.${raw(name)}`;
+  return {
+    kind: 'method',
+    name,
+    lookups: ['n', 'ic', 'nic', 'isw', 'nisw', 'iew', 'niew', 'ie', 'nie'],
+    apply: (values, lookup) => {
+      if (lookup && lookup !== 'n') return stringLookup(column, lookup, values);
+      const parsed = values.map((v) => parseMac(v, octets)).filter((v): v is string => v !== null);
+      const hit = sql`${column} = ANY(${parsed}::text[])`;
+      return lookup === 'n' ? sql`NOT COALESCE(${hit}, FALSE)` : hit;
+    },
+  };
+}
+
+/** `vdc` (by name) and `vdc_identifier`: interfaces assigned to a matching virtual device context. */
+function vdcBy(ctx: ServiceContext, name: string, column: 'name' | 'identifier'): FilterDef {
+  const links = raw(ctx.db.table('interface_vdcs'));
+  const vdcs = raw(ctx.db.table('virtual_device_context'));
+  return {
+    kind: 'method',
+    name,
+    valueType: column === 'identifier' ? 'integer' : 'string',
+    apply: (values) => {
+      const match = column === 'identifier' ? sql`v.identifier = ANY(${values.filter((v) => /^\d{1,9}$/.test(v)).map(Number)}::int[])` : sql`v.name = ANY(${values}::text[])`;
+      return sql`EXISTS (SELECT 1 FROM ${links} l JOIN ${vdcs} v ON v.id = l.target_id WHERE l.owner_id = t.id AND ${match})`;
+    },
+  };
+}
+
+/** `vlan`: interfaces whose untagged VLAN or a tagged VLAN has this VID (from dcim's projection of ipam's VLANs). */
+function vlanByVid(ctx: ServiceContext): FilterDef {
+  const tagged = raw(ctx.db.table('interface_tagged_vlans'));
+  return {
+    kind: 'method',
+    name: 'vlan',
+    valueType: 'integer',
+    apply: (values) => {
+      const vids = values.filter((v) => /^\d{1,9}$/.test(v));
+      if (!projectedModels(ctx).has('ipam.vlan')) return sql`FALSE`;
+      const ids = sql`SELECT v.id FROM ${projection(ctx, 'ipam.vlan')} v WHERE NOT v.deleted AND v.data->>'vid' = ANY(${vids}::text[])`;
+      return or([sql`t.untagged_vlan_id IN (${ids})`, sql`EXISTS (SELECT 1 FROM ${tagged} l WHERE l.owner_id = t.id AND l.target_id IN (${ids}))`]);
+    },
+  };
 }
 
 /** NetBox's InterfaceFilterSet beyond the generated filters: kind, related interfaces by id, speed, VLANs, VRF. */
@@ -218,5 +285,10 @@ function interfaceFilters(ctx: ServiceContext): FilterDef[] {
       },
     },
     { kind: 'relation', name: 'vrf', expr: sql`t.vrf_id`, keyType: 'string', resolve: keyResolver(ctx, 'ipam.vrf', 'rd', false) },
+    vlanByVid(ctx),
+    hardwareAddress('mac_address', 6),
+    hardwareAddress('wwn', 8),
+    vdcBy(ctx, 'vdc', 'name'),
+    vdcBy(ctx, 'vdc_identifier', 'identifier'),
   ];
 }
