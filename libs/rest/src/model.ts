@@ -7,7 +7,8 @@ import type { ConfigContextDef } from './config-context';
 
 /**
  * A count shown on each object (`tenant_count`): objects of `model` whose
- * `field` points here (with descendants for tree models).
+ * `field` points here (with descendants for tree models), or whose
+ * many-to-many `field` names it.
  */
 export interface CountDef {
   model: string;

@@ -312,6 +312,17 @@ describe('devices', () => {
     const children = (await suite.api().get(`/api/dcim/inventory-items/?parent_id=${items[0].id}`)).body.results;
     expect(children.map((i: Obj) => i.id)).toEqual([items[1].id]);
   });
+  test('when interfaces are put in a virtual device context, then its interface_count counts them', async () => {
+    const w = await world();
+    await made('/api/dcim/interface-templates/', [1, 2, 3].map((i) => ({ device_type: w.dt.id, name: `e${i}`, type: '1000base-t' })));
+    const d = await made('/api/dcim/devices/', { name: `vdc-host-${n}`, device_type: w.dt.id, role: w.role.id, site: w.site.id });
+    const vdc = await made('/api/dcim/virtual-device-contexts/', { name: `VDC ${n}`, device: d.id, identifier: 1, status: 'active' });
+    const ifaces = (await suite.api().get(`/api/dcim/interfaces/?device_id=${d.id}`)).body.results;
+    await suite.api().patch('/api/dcim/interfaces/', ifaces.slice(0, 2).map((i: Obj) => ({ id: i.id, vdcs: [vdc.id] })));
+    expect((await suite.api().get(`/api/dcim/virtual-device-contexts/${vdc.id}/`)).body.interface_count).toBe(2);
+    const byCount = (await suite.api().get(`/api/dcim/virtual-device-contexts/?device_id=${d.id}&ordering=-interface_count`)).body.results;
+    expect(byCount.map((v: Obj) => v.interface_count)).toEqual([2]);
+  });
 });
 
 /** Keys in PostgreSQL's jsonb order (shorter keys first, then bytewise), as the merged context comes back. */
