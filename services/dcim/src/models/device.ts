@@ -2,7 +2,7 @@ import { sql, raw, or, type FilterDef } from '@inventory/filtering';
 import { defineModel, f, ids, keyResolver, relatedId, treeIds, TENANT_GROUP_HOPS, type ModelDef, type Row, type ServiceContext } from '@inventory/rest';
 import { DEVICE_AIRFLOW, DEVICE_FACE, DEVICE_STATUS } from './choices';
 import { SITE_SCOPE_HOPS } from './site-scope';
-import { checkDevice, deviceDefaults } from './device-rules';
+import { checkDevice, deviceDefaults, moveChildren } from './device-rules';
 import { instantiateComponents } from './instantiate';
 import { decorateDevices } from './device-decorate';
 
@@ -84,6 +84,7 @@ export const device: ModelDef = defineModel({
     validate: (row, existing, wctx) => checkDevice(row, existing, wctx),
     beforeSave: (columns, existing, wctx) => deviceDefaults(columns, existing, wctx),
     afterCreate: (ids, _columns, wctx) => instantiateComponents(ids, wctx),
+    afterUpdate: (id, columns, existing, wctx) => moveChildren(id, columns, existing, wctx),
     decorate: (rows, out, c) => decorateDevices(rows, out, c),
   },
   contacts: true,
