@@ -183,7 +183,7 @@ runModelContract('circuit termination', {
     pp_info: i % 2 ? `PP ${i}` : '',
     description: `d${i % 3}`,
   }),
-  patch: { description: 'patched', port_speed: 1000000, mark_connected: true },
+  patch: { description: 'patched', port_speed: 1000000 },
   invalid: [
     { body: { term_side: 'A', site: 999999 }, field: 'circuit' },
     { body: { circuit: 999999, site: 999999 }, field: 'term_side' },
@@ -191,7 +191,7 @@ runModelContract('circuit termination', {
     { body: { circuit: 999999, term_side: 'A', site: 999999, port_speed: -1 }, field: 'port_speed' },
     { body: { circuit: 999999, term_side: 'A', provider_network: 999999 }, field: 'provider_network' },
   ],
-  brief: ['circuit', 'term_side'],
+  brief: ['circuit', 'term_side', 'cable', '_occupied'],
   choices: ['term_side'],
   targets: { 'dcim.site': (i) => ({ name: `Xref termination site ${i}`, slug: `xref-termination-site-${i}` }) },
   filters: [

@@ -5,7 +5,7 @@ import { createService as extras } from '@inventory/extras';
 import { createService as users } from '@inventory/users';
 import { createService as virtualization } from '@inventory/virtualization';
 
-/** The contract over devices and what is installed in them (a suite of its own: the site-tier contract is long already). */
+/** The contract over devices, virtual chassis, bays and modules (a suite of its own: the site-tier contract is long already). */
 let stack: Stack;
 beforeAll(async () => {
   stack = await bootStack({ extras, tenancy, users, dcim, virtualization });
@@ -178,90 +178,5 @@ runModelContract('module', {
     { query: () => 'manufacturer=device-maker', expect: (o) => o },
     { query: (o) => `serial=${o[1].serial.toLowerCase()}`, expect: (o) => [o[1]] },
     { query: () => 'q=mod-', expect: (o) => o.filter((x) => x.asset_tag) },
-  ],
-});
-
-const theItemRole = once(() => made('dcim', '/api/dcim/inventory-item-roles/', { name: 'Optic', slug: 'optic', color: '00ff00' }));
-
-runModelContract('inventory item role', {
-  stack: () => stack,
-  service: 'dcim',
-  model: dcimModels.inventoryItemRole,
-  path: '/api/dcim/inventory-item-roles/',
-  schema: 'InventoryItemRole',
-  badPatch: { color: 'GREEN' },
-  make: (i) => ({ name: `Item role ${i}`, slug: `item-role-${i}`, color: i % 2 ? 'ff0000' : '0000ff' }),
-  patch: { description: 'patched' },
-  invalid: [{ body: { name: 'no slug' }, field: 'slug' }],
-  brief: ['name', 'slug', 'inventoryitem_count'],
-  filters: [{ query: () => 'color=ff0000', expect: (o) => o.filter((x) => x.color === 'ff0000') }],
-});
-
-runModelContract('inventory item', {
-  stack: () => stack,
-  service: 'dcim',
-  model: dcimModels.inventoryItem,
-  path: '/api/dcim/inventory-items/',
-  schema: 'InventoryItem',
-  badPatch: { status: 'lost' },
-  make: async (i) => ({
-    device: (await aHost()).id,
-    name: `Item ${i}`,
-    role: i % 2 ? (await theItemRole()).id : null,
-    manufacturer: i % 3 ? (await theMaker()).id : null,
-    serial: `IS${i}`,
-    asset_tag: i % 2 ? `INV-${i}` : null,
-    discovered: i % 2 === 0,
-  }),
-  patch: { description: 'patched', part_id: 'P-1' },
-  invalid: [
-    { body: { name: 'no device' }, field: 'device' },
-    { body: { device: 999999, name: 'bad' }, field: 'device' },
-  ],
-  brief: ['device', 'name', '_depth'],
-  choices: ['status'],
-  filters: [
-    { query: () => 'role=optic', expect: (o) => o.filter((x) => x.role) },
-    { query: () => 'discovered=true', expect: (o) => o.filter((x) => x.discovered) },
-    { query: (o) => `serial=${o[1].serial.toLowerCase()}`, expect: (o) => [o[1]] },
-    { query: () => 'site=device-home', expect: (o) => o },
-  ],
-});
-
-runModelContract('inventory item template', {
-  stack: () => stack,
-  service: 'dcim',
-  model: dcimModels.inventoryItemTemplate,
-  path: '/api/dcim/inventory-item-templates/',
-  schema: 'InventoryItemTemplate',
-  badPatch: { name: 'x'.repeat(65) },
-  make: async (i) => ({ device_type: (await theType()).id, name: `Item template ${i}`, role: i % 2 ? (await theItemRole()).id : null, part_id: `PT${i}` }),
-  patch: { description: 'patched' },
-  invalid: [{ body: { name: 'no type' }, field: 'device_type' }],
-  brief: ['name', '_depth'],
-  filters: [{ query: () => 'role=optic', expect: (o) => o.filter((x) => x.role) }],
-});
-
-runModelContract('virtual device context', {
-  stack: () => stack,
-  service: 'dcim',
-  model: dcimModels.virtualDeviceContext,
-  path: '/api/dcim/virtual-device-contexts/',
-  schema: 'VirtualDeviceContext',
-  badPatch: { status: 'gone' },
-  make: async (i) => ({ name: `VDC ${i}`, device: (await aHost()).id, identifier: i, status: i % 2 ? 'active' : 'planned', tenant: i % 2 ? (await theTenant()).id : null }),
-  patch: { description: 'patched', status: 'offline' },
-  invalid: [
-    { body: { name: 'no status', device: 999999 }, field: 'status' },
-    { body: { name: 'no device', status: 'active' }, field: 'device' },
-  ],
-  brief: ['name', 'identifier', 'device'],
-  choices: ['status'],
-  // primary IPs must be assigned to one of the device's interfaces first
-  crossServiceExclude: ['primary_ip4', 'primary_ip6'],
-  filters: [
-    { query: () => 'status=planned', expect: (o) => o.filter((x) => x.status.value === 'planned') },
-    { query: () => 'tenant=device-tenant', expect: (o) => o.filter((x) => x.tenant) },
-    { query: (o) => `device=${o[1].device.name}`, expect: (o) => [o[1]] },
   ],
 });

@@ -214,6 +214,7 @@ runModelContract('device role', {
     { body: { slug: 'no-name' }, field: 'name' },
   ],
   brief: ['name', 'slug', 'device_count', 'virtualmachine_count'],
+  targets: { 'extras.configtemplate': (i) => ({ name: `Xref template ${i}`, template_code: 'hostname {{ device.name }}' }) },
   filters: [
     { query: () => 'vm_role=false', expect: (o) => o.filter((x) => !x.vm_role) },
     { query: () => 'q=device role', expect: (o) => o },
@@ -234,6 +235,7 @@ runModelContract('platform', {
     { body: { name: 'no slug' }, field: 'slug' },
   ],
   brief: ['name', 'slug', 'device_count', 'virtualmachine_count'],
+  targets: { 'extras.configtemplate': (i) => ({ name: `Xref template ${i}`, template_code: 'hostname {{ device.name }}' }) },
   filters: [
     { query: () => 'manufacturer=platform-maker', expect: (o) => o.filter((x) => x.manufacturer) },
     { query: () => 'manufacturer_id=null', expect: (o) => o.filter((x) => !x.manufacturer) },
