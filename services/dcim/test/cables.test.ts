@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { readOutbox } from '@inventory/testkit';
 import { dcimSuite, type Obj } from './stack';
 
 const suite = dcimSuite();
@@ -475,5 +476,33 @@ describe('cables', () => {
     const put = await suite.api().put(`/api/dcim/cables/${c.id}/`, { label: 'kept', status: 'connected' });
     expect(put.status).toBe(200);
     expect(put.body.b_terminations).toHaveLength(2);
+  });
+
+  test('when a cable is created and deleted, then its ends each have a change event in the same request, with cable and cable_end before and after', async () => {
+    const [d1, d2] = await devices(2);
+    const i1 = await iface(d1, 'eth0');
+    const i2 = await iface(d2, 'eth0');
+    const created = await suite.api().post('/api/dcim/cables/', { a_terminations: end('dcim.interface', i1), b_terminations: end('dcim.interface', i2) });
+    expect(created.status).toBe(201);
+    const c = created.body;
+    const deleted = await suite.api().delete(`/api/dcim/cables/${c.id}/`);
+    expect(deleted.status).toBe(204);
+    const events = (await readOutbox(suite.stack().databaseUrl, 'dcim')).filter(
+      (e) => (e.model === 'dcim.cable' && e.object_id === c.id) || (e.model === 'dcim.interface' && [i1.id, i2.id].includes(e.object_id) && e.event === 'updated'),
+    );
+    const [made, ...rest] = events;
+    expect(made).toMatchObject({ event: 'created', model: 'dcim.cable' });
+    expect((made.data as Obj).a_terminations.map((t: Obj) => t.object_id)).toEqual([i1.id]);
+    const attach = rest.filter((e) => e.request_id === made.request_id);
+    expect(attach.map((e) => [e.object_id, e.snapshots.prechange?.cable, e.snapshots.postchange?.cable, e.snapshots.postchange?.cable_end])).toEqual([
+      [i1.id, null, c.id, 'A'],
+      [i2.id, null, c.id, 'B'],
+    ]);
+    const gone = rest.find((e) => e.model === 'dcim.cable' && e.event === 'deleted')!;
+    const detach = rest.filter((e) => e.model === 'dcim.interface' && e.request_id === gone.request_id);
+    expect(detach.map((e) => [e.object_id, e.snapshots.prechange?.cable, e.snapshots.postchange?.cable, e.snapshots.postchange?.cable_end]).sort()).toEqual([
+      [i1.id, c.id, null, ''],
+      [i2.id, c.id, null, ''],
+    ].sort());
   });
 });
