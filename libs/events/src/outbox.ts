@@ -55,7 +55,7 @@ export async function writeOutbox(tx: Queryable, schema: string, events: ChangeE
   const table = raw(`${quoteIdent(schema)}.${quoteIdent(OUTBOX_TABLE)}`);
   await tx.query(sql`
     INSERT INTO ${table} (id, event, model, object_id, version, timestamp, username, request_id, data, snapshots, reference)
-    SELECT * FROM jsonb_to_recordset(${JSON.stringify(events)}::jsonb)
+    SELECT * FROM json_to_recordset(${JSON.stringify(events)}::json)
       AS e(id uuid, event varchar, model varchar, object_id bigint, version bigint, timestamp timestamptz, username varchar, request_id varchar,
            data jsonb, snapshots jsonb, reference jsonb)`);
   // delivered only if the transaction commits

@@ -7,7 +7,8 @@ import type { ConfigContextDef } from './config-context';
 
 /**
  * A count shown on each object (`tenant_count`): objects of `model` whose
- * `field` points here (with descendants for tree models).
+ * `field` points here (with descendants for tree models), or whose
+ * many-to-many `field` names it.
  */
 export interface CountDef {
   model: string;
@@ -73,6 +74,12 @@ export interface ModelDef {
   skipFilters?: string[];
   /** NetBox's Contacts filters, for a model of another service than tenancy (whose assignments it projects). */
   contacts?: boolean;
+  /**
+   * Other services' models its hooks read that no field names, kept as
+   * projections, with the keys looked up by (indexed): a circuit
+   * termination's cable ends, which are dcim's.
+   */
+  reads?: { label: string; keys?: string[] }[];
   readOnly: boolean;
   /** Serialize/parse hooks for what is really the model's own. */
   hooks: ModelHooks;

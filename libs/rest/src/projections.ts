@@ -83,6 +83,10 @@ function deriveProjected(service: string, models: Map<string, ModelDef>): Map<st
       want(count.model, count.field);
       if (count.via) want(count.via.model, count.via.field);
     }
+    for (const r of m.reads ?? []) {
+      want(r.label);
+      for (const key of r.keys ?? []) want(r.label, key);
+    }
     // tags are another service's objects too (extras'): rendered and filtered by from a projection
     if (m.tags) want('extras.tag');
     // config contexts render from extras' contexts, matched through what the criteria read

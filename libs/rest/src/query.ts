@@ -22,6 +22,12 @@ export function countColumns(ctx: ServiceContext, model: ModelDef): Sql[] {
       out.push(projectedModels(ctx).has(def.model) ? projectedCount(ctx, model, name, def) : sql`0 AS ${ident(`__count_${name}`)}`);
       continue;
     }
+    const counted = target.fields[def.field];
+    if (counted?.type === 'm2m') {
+      // objects whose many-to-many list names this one (a VDC's interfaces): rows of the link table
+      out.push(sql`(SELECT count(*) FROM ${raw(ctx.db.table(counted.through))} c WHERE c.target_id = t.id) AS ${ident(`__count_${name}`)}`);
+      continue;
+    }
     const fkCol = ident(`${def.field}_id`);
     const extra = def.where ? raw(` AND ${def.where}`) : raw('');
     const table = raw(ctx.db.table(target.table));

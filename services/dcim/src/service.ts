@@ -4,6 +4,7 @@ import { device, models } from './models';
 import { migrations } from './migrations';
 import { mountElevation } from './routes/elevation';
 import { cablingRoutes } from './cabling/routes';
+import { mountCircuitPaths } from './cabling/circuit-paths';
 
 export function createService(config: BaseConfig): RestService {
   return createRestService({
@@ -16,6 +17,7 @@ export function createService(config: BaseConfig): RestService {
     routes: (app, ctx) => {
       mountElevation(app, ctx);
       cablingRoutes(app, ctx);
+      mountCircuitPaths(app, ctx);
       // the device's own config template, else its role's, else its platform's (§3.4)
       app.post('/api/dcim/devices/:id/render-config/', renderConfigHandler(ctx, device, { templateFrom: ['config_template', 'role', 'platform'] }));
     },

@@ -296,6 +296,33 @@ describe('devices', () => {
     expect(none.status).toBe(400);
     expect(none.body).toEqual({ error: 'No config template found for this device.' });
   });
+  test('when a device is made from a type with inventory item templates, then it gets the items as a tree, linked to its own components', async () => {
+    const w = await world();
+    const t = w.dt.id;
+    const port = await made('/api/dcim/interface-templates/', { device_type: t, name: 'xe-0/0/0', type: '10gbase-x-sfpp' });
+    const chassis = await made('/api/dcim/inventory-item-templates/', { device_type: t, name: 'Chassis', part_id: 'CH-1' });
+    await made('/api/dcim/inventory-item-templates/', { device_type: t, name: 'Optic', parent: chassis.id, component_type: 'dcim.interfacetemplate', component_id: port.id });
+    const [d1, d2] = await made('/api/dcim/devices/', [1, 2].map((i) => ({ name: `inv-${n}-${i}`, device_type: t, role: w.role.id, site: w.site.id })));
+    const items = (await suite.api().get(`/api/dcim/inventory-items/?device_id=${d2.id}`)).body.results;
+    const iface = (await suite.api().get(`/api/dcim/interfaces/?device_id=${d2.id}`)).body.results[0];
+    expect(items.map((i: Obj) => [i.name, i._depth])).toEqual([['Chassis', 0], ['Optic', 1]]);
+    expect(items[0]).toMatchObject({ part_id: 'CH-1', parent: null, component: null });
+    expect(items[1]).toMatchObject({ parent: items[0].id, component_type: 'dcim.interface', component_id: iface.id, component: { id: iface.id, name: 'xe-0/0/0' } });
+    expect((await suite.api().get(`/api/dcim/devices/${d1.id}/`)).body.inventory_item_count).toBe(2);
+    const children = (await suite.api().get(`/api/dcim/inventory-items/?parent_id=${items[0].id}`)).body.results;
+    expect(children.map((i: Obj) => i.id)).toEqual([items[1].id]);
+  });
+  test('when interfaces are put in a virtual device context, then its interface_count counts them', async () => {
+    const w = await world();
+    await made('/api/dcim/interface-templates/', [1, 2, 3].map((i) => ({ device_type: w.dt.id, name: `e${i}`, type: '1000base-t' })));
+    const d = await made('/api/dcim/devices/', { name: `vdc-host-${n}`, device_type: w.dt.id, role: w.role.id, site: w.site.id });
+    const vdc = await made('/api/dcim/virtual-device-contexts/', { name: `VDC ${n}`, device: d.id, identifier: 1, status: 'active' });
+    const ifaces = (await suite.api().get(`/api/dcim/interfaces/?device_id=${d.id}`)).body.results;
+    await suite.api().patch('/api/dcim/interfaces/', ifaces.slice(0, 2).map((i: Obj) => ({ id: i.id, vdcs: [vdc.id] })));
+    expect((await suite.api().get(`/api/dcim/virtual-device-contexts/${vdc.id}/`)).body.interface_count).toBe(2);
+    const byCount = (await suite.api().get(`/api/dcim/virtual-device-contexts/?device_id=${d.id}&ordering=-interface_count`)).body.results;
+    expect(byCount.map((v: Obj) => v.interface_count)).toEqual([2]);
+  });
 });
 
 /** Keys in PostgreSQL's jsonb order (shorter keys first, then bytewise), as the merged context comes back. */

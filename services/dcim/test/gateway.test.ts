@@ -90,3 +90,54 @@ test('when a site has a cluster, then deleting the site is refused naming it; a 
   expect((await gw.delete(`/api/dcim/platforms/${platform.id}/`)).status).toBe(204);
   await eventually(async () => (await gw.get(`/api/virtualization/virtual-machines/${vm.id}/`)).body.platform === null, 15_000, 'the platform cleared on the machine');
 });
+
+test('when interfaces are cabled through a circuit, then the trace crosses it, its terminations show their cables, and paths/ through an end answers', async () => {
+  const site = await made('/api/dcim/sites/', { name: 'Circuit site', slug: 'circuit-site' });
+  const type = (await gw.get('/api/dcim/device-types/?slug=switch-4')).body.results[0];
+  const [a, b] = await made('/api/dcim/devices/', ['edge-a', 'edge-b'].map((name) => ({ name, device_type: type.id, role: { slug: 'access' }, site: site.id })));
+  const provider = await made('/api/circuits/providers/', { name: 'Carrier', slug: 'carrier' });
+  const ctype = await made('/api/circuits/circuit-types/', { name: 'Transit', slug: 'transit' });
+  const circuit = await made('/api/circuits/circuits/', { cid: 'CKT-1', provider: provider.id, type: ctype.id });
+  const [termA, termZ] = await made('/api/circuits/circuit-terminations/', ['A', 'Z'].map((term_side) => ({ circuit: circuit.id, term_side, site: site.id })));
+  const iface = async (device: number) => (await gw.get(`/api/dcim/interfaces/?device_id=${device}&name=ge-0/0/2`)).body.results[0];
+  const [ifA, ifB] = [await iface(a.id), await iface(b.id)];
+  // dcim knows circuits' terminations from their events: a cable may end on one once they have arrived
+  let last = '';
+  await eventually(async () => {
+    const r = await gw.post('/api/dcim/cables/', {
+      a_terminations: [{ object_type: 'dcim.interface', object_id: ifA.id }],
+      b_terminations: [{ object_type: 'circuits.circuittermination', object_id: termA.id }],
+    });
+    if (r.status !== 201) last = r.text;
+    return r.status === 201;
+  }, 15_000, () => `a cable to the circuit termination (${last})`);
+  const second = await made('/api/dcim/cables/', {
+    a_terminations: [{ object_type: 'circuits.circuittermination', object_id: termZ.id }],
+    b_terminations: [{ object_type: 'dcim.interface', object_id: ifB.id }],
+  });
+  const trace = (await gw.get(`/api/dcim/interfaces/${ifA.id}/trace/`)).body;
+  expect(trace.map((seg: any[]) => [seg[0].map((o: Obj) => o.id), seg[2].map((o: Obj) => o.id)])).toEqual([
+    [[ifA.id], [termA.id]],
+    [[termZ.id], [ifB.id]],
+  ]);
+  expect(trace[1][1]).toMatchObject({ id: second.id });
+  expect((await gw.get(`/api/dcim/interfaces/${ifA.id}/`)).body.connected_endpoints.map((e: Obj) => e.id)).toEqual([ifB.id]);
+
+  // circuits shows the cable on its terminations once dcim's events have arrived
+  await eventually(async () => (await gw.get(`/api/circuits/circuit-terminations/${termZ.id}/`)).body.cable?.id === second.id, 15_000, 'the cable on the termination');
+  const z = (await gw.get(`/api/circuits/circuit-terminations/${termZ.id}/`)).body;
+  expect(z).toMatchObject({ cable: { id: second.id, url: `${stack.urls.gateway}/api/dcim/cables/${second.id}/` }, cable_end: 'A', link_peers_type: 'dcim.interface', _occupied: true });
+  expect(z.link_peers.map((p: Obj) => [p.id, p.name, p.url])).toEqual([[ifB.id, 'ge-0/0/2', `${stack.urls.gateway}/api/dcim/interfaces/${ifB.id}/`]]);
+  expect(Object.keys(z).slice(-1)).toEqual(['_occupied']);
+  const brief = (await gw.get(`/api/circuits/circuit-terminations/${termZ.id}/?brief=1`)).body;
+  expect(brief).toMatchObject({ cable: second.id, _occupied: true });
+  const cabled = (await gw.get(`/api/circuits/circuit-terminations/?circuit_id=${circuit.id}&cabled=true`)).body.results.map((t: Obj) => t.id);
+  expect(cabled.sort()).toEqual([termA.id, termZ.id].sort());
+
+  const paths = await gw.get(`/api/circuits/circuit-terminations/${termA.id}/paths/`);
+  expect(paths.status).toBe(200);
+  expect(paths.body.length).toBeGreaterThan(0);
+  expect(paths.body[0]).toMatchObject({ is_active: true, is_complete: true, is_split: false });
+  expect(paths.body[0].path[0].map((o: Obj) => o.id)).toContain(paths.body[0].path[0][0].id);
+  expect((await gw.get('/api/circuits/circuit-terminations/999999/paths/')).status).toBe(404);
+});

@@ -15,6 +15,9 @@ const ENDPOINT_OWNERS: Record<string, Record<string, string>> = {
   extras: { webhooks: 'webhooks', 'webhook-deliveries': 'webhooks' },
 };
 
+/** Single paths owned by another service than their endpoint's: the cable paths through a circuit's end are dcim's. */
+const PATH_OWNERS: [RegExp, string][] = [[/^circuits\/circuit-terminations\/[^/]+\/paths\/$/, 'dcim']];
+
 export interface Route {
   area: string;
   /** The service that owns the path. */
@@ -30,7 +33,8 @@ export function routeFor(pathname: string): Route | null {
   const [, area, rest] = m;
   if (!(SERVICE_AREAS as readonly string[]).includes(area)) return null;
   const endpoint = rest.split('/')[0];
-  return { area, service: ENDPOINT_OWNERS[area]?.[endpoint] ?? area, root: rest === '' };
+  const owner = PATH_OWNERS.find(([pattern]) => pattern.test(`${area}/${rest}`))?.[1];
+  return { area, service: owner ?? ENDPOINT_OWNERS[area]?.[endpoint] ?? area, root: rest === '' };
 }
 
 /** Services whose endpoints appear in an area's listing (the owner first). */

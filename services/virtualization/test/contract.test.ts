@@ -130,7 +130,8 @@ runModelContract('virtual machine', {
     disk: i % 4 ? 10 * i : null,
     local_context_data: i % 2 ? { ntp: `10.0.0.${i % 250}` } : null,
   }),
-  patch: { description: 'patched', status: 'failed', comments: 'more', local_context_data: { a: 1 } },
+  // not local_context_data: the rendered config_context (merged from it) would change with it
+  patch: { description: 'patched', status: 'failed', comments: 'more', memory: 4096 },
   invalid: [
     { body: { name: 'nowhere' }, field: 'cluster' },
     { body: { name: 'bad site', site: 999999 }, field: 'site' },
@@ -142,7 +143,10 @@ runModelContract('virtual machine', {
   ],
   brief: ['name'],
   choices: ['status'],
-  targets: { 'dcim.devicerole': (i) => ({ name: `Xref role ${i}`, slug: `xref-role-${i}`, vm_role: true }) },
+  targets: {
+    'dcim.devicerole': (i) => ({ name: `Xref role ${i}`, slug: `xref-role-${i}`, vm_role: true }),
+    'extras.configtemplate': (i) => ({ name: `Xref template ${i}`, template_code: 'hostname {{ virtualmachine.name }}' }),
+  },
   unserved,
   // a host device must be one of the machine's cluster's devices (virtualization.test.ts)
   crossServiceExclude: ['device'],

@@ -387,39 +387,41 @@ describe("ipam's VLANs and addresses, as virtualization's projections hold them 
   });
 });
 
-describe("dcim's devices as hosts, as virtualization's projection holds them (dcim does not serve devices yet)", () => {
-  test('when a cluster has host devices, then device_count counts them, a machine\'s device must be one of them, and the cluster keeps its hosts\' site', async () => {
+describe("dcim's devices as hosts of clusters", () => {
+  test('when a cluster has host devices, then device_count counts them, a machine\'s device must be one of them, the cluster keeps its hosts\' site, and its delete clears theirs', async () => {
     const site = await aSite();
     const other = await aSite();
     const cluster = await aCluster({ site: site.id });
     const elsewhere = await aCluster({ site: site.id });
-    const pg = new (await import('pg')).default.Client({ connectionString: suite.stack().databaseUrl });
-    await pg.connect();
-    try {
-      for (const [id, name, clusterId] of [[9201, 'host-1', cluster.id], [9202, 'host-2', elsewhere.id]] as const) {
-        await pg.query('INSERT INTO virtualization._proj_dcim_device (id, version, nested, data) VALUES ($1, 1, $2, $3)', [
-          id,
-          JSON.stringify({ id, url: `/api/dcim/devices/${id}/`, display: name, name }),
-          JSON.stringify({ id, name, site: site.id, cluster: clusterId }),
-        ]);
-      }
-    } finally {
-      await pg.end();
-    }
+    const maker = await made('/api/dcim/manufacturers/', { name: 'Host maker', slug: 'host-maker' }, dcim());
+    const type = await made('/api/dcim/device-types/', { manufacturer: maker.id, model: 'Host type', slug: 'host-type' }, dcim());
+    const role = await made('/api/dcim/device-roles/', { name: 'Hypervisor', slug: 'hypervisor' }, dcim());
+    const host = (name: string, clusterId: number) => made('/api/dcim/devices/', { name, device_type: type.id, role: role.id, site: site.id, cluster: clusterId }, dcim());
+    const host1 = await host('host-1', cluster.id);
+    const host2 = await host('host-2', elsewhere.id);
+    // the hosts reach virtualization's projection of dcim's devices by their events
+    await eventually(async () => (await get(`${V}/clusters/${cluster.id}/`)).device_count === 1, 15_000, 'the cluster\'s device_count');
     const api = suite.api();
-    expect((await get(`${V}/clusters/${cluster.id}/`)).device_count).toBe(1);
-    const noCluster = await api.post(`${V}/virtual-machines/`, { name: 'hosted', site: site.id, device: 9201 });
+    const noCluster = await api.post(`${V}/virtual-machines/`, { name: 'hosted', site: site.id, device: host1.id });
     expect(noCluster.status).toBe(400);
     expect(noCluster.body).toEqual({ device: ['Must specify a cluster when assigning a host device.'] });
-    const notHost = await api.post(`${V}/virtual-machines/`, { name: 'hosted', cluster: cluster.id, device: 9202 });
+    await eventually(async () => (await get(`${V}/clusters/${elsewhere.id}/`)).device_count === 1, 15_000, 'the other cluster\'s device_count');
+    const notHost = await api.post(`${V}/virtual-machines/`, { name: 'hosted', cluster: cluster.id, device: host2.id });
     expect(notHost.body).toEqual({ device: [`The selected device (host-2) is not assigned to this cluster (${cluster.name}).`] });
-    const vm = await aMachine({ cluster: cluster.id, device: 9201 });
-    expect(vm.device).toMatchObject({ id: 9201, name: 'host-1' });
+    const vm = await aMachine({ cluster: cluster.id, device: host1.id });
+    expect(vm.device).toMatchObject({ id: host1.id, name: 'host-1' });
     expect(ids((await get(`${V}/virtual-machines/?device=host-1`)).results)).toEqual([vm.id]);
+    expect(ids((await get(`${V}/virtual-machines/?device_id=${host1.id}`)).results)).toEqual([vm.id]);
     // the cluster cannot move away from its hosts' site
-    const moved = await api.patch(`${V}/clusters/${cluster.id}/`, { site: other.id });
+    const moved = await api.patch(`${V}/clusters/${elsewhere.id}/`, { site: other.id });
     expect(moved.status).toBe(400);
     expect(moved.body).toEqual({ site: [`1 devices are assigned as hosts for this cluster but are not in site ${other.name}`] });
+    // a host that machines run on cannot go (PROTECT, asked of virtualization); a cluster's delete clears its hosts' cluster
+    const refused = await dcim().delete(`/api/dcim/devices/${host1.id}/`);
+    expect(refused.status).toBe(409);
+    expect(refused.body).toEqual({ detail: `Unable to delete object. 1 dependent objects were found: ${vm.name} (${vm.id})` });
+    expect((await api.delete(`${V}/clusters/${elsewhere.id}/`)).status).toBe(204);
+    await eventually(async () => (await dcim().get(`/api/dcim/devices/${host2.id}/`)).body.cluster === null, 15_000, 'host-2\'s cluster cleared');
   });
 });
 

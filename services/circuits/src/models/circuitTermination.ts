@@ -3,6 +3,7 @@ import { sql, raw, type FilterDef } from '@inventory/filtering';
 import { defineModel, f, type Hop, type ModelDef, type Row, type ServiceContext } from '@inventory/rest';
 import { TERMINATION_SIDE } from './choices';
 import { ilike, searchFilter } from './search';
+import { CABLE_READS, cableFields, cableFilters, decorateCableEnds } from './cable-ends';
 
 /**
  * The site's region and group, reached from a termination's site: not
@@ -18,9 +19,10 @@ const SITE_SCOPE_HOPS: Hop[] = [
 ];
 
 /**
- * A circuit's end. The cable fields of NetBox's (`cable`, `cable_end`,
- * `link_peers`, `link_peers_type`, `_occupied`), the `cabled`, `occupied`
- * and `cable_end` filters and the `paths/` endpoint come with dcim's cables.
+ * A circuit's end. Its cable fields (`cable`, `cable_end`, `link_peers`,
+ * `link_peers_type`, `_occupied`) and the `cabled`, `occupied` and
+ * `cable_end` filters read dcim's cables from projections (cable-ends.ts);
+ * `paths/` is dcim's (the gateway routes it there: the paths are dcim's).
  */
 export const circuitTermination: ModelDef = defineModel({
   label: 'circuits.circuittermination',
@@ -38,15 +40,20 @@ export const circuitTermination: ModelDef = defineModel({
     pp_info: f.string(100, { label: 'patch panel/port(s)', filter: false }),
     description: f.description(),
     mark_connected: f.boolean(false, { filter: false }),
+    ...cableFields(),
   },
-  brief: ['circuit', 'term_side'],
+  brief: ['circuit', 'term_side', 'cable', '_occupied'],
   display: (row, rep) => `${String((rep.circuit as { cid?: string } | null)?.cid ?? '')}: Termination ${String(row.term_side)}`,
   ordering: ['circuit', 'term_side'],
   search: ['xconnect_id', 'pp_info', 'description'],
   unique: [{ fields: ['circuit', 'term_side'], message: 'Circuit termination with this Circuit and Termination already exists.' }],
   skipFilters: SITE_SCOPE_HOPS.map((h) => h.name),
-  filters: (ctx) => [terminationSearch(ctx)],
-  hooks: { validate: (row) => checkAttachment(row) },
+  filters: (ctx) => [terminationSearch(ctx), ...cableFilters(ctx)],
+  reads: CABLE_READS,
+  hooks: {
+    validate: (row) => checkAttachment(row),
+    decorate: (rows, out, c) => decorateCableEnds(rows, out, c),
+  },
 });
 
 /** NetBox's CircuitTermination.clean(): a site or a provider network, not both. */

@@ -181,9 +181,11 @@ export async function saveEnds(wctx: WriteContext, cable: number, given: Partial
     if (!gone.length && !added.length) continue;
     modified = true;
     if (gone.length) {
-      await wctx.tx.query(
-        sql`DELETE FROM ${table} WHERE cable = ${cable} AND cable_end = ${end} AND (termination_type, termination_id) IN (SELECT * FROM unnest(${gone.map((t) => t.type)}::text[], ${gone.map((t) => t.id)}::bigint[]))`,
+      const goneRows = await wctx.tx.query(
+        sql`SELECT * FROM ${table} WHERE cable = ${cable} AND cable_end = ${end} AND (termination_type, termination_id) IN (SELECT * FROM unnest(${gone.map((t) => t.type)}::text[], ${gone.map((t) => t.id)}::bigint[])) ORDER BY id FOR UPDATE`,
       );
+      await endsChanged(wctx, { deleted: goneRows });
+      await wctx.tx.query(sql`DELETE FROM ${table} WHERE id = ANY(${goneRows.map((r) => r.id)}::bigint[])`);
       await mirror(wctx, gone, null, '');
       removed.push(...gone);
     }
@@ -191,10 +193,11 @@ export async function saveEnds(wctx: WriteContext, cable: number, given: Partial
       // one object on two cables of one bulk write (or two racing writes): the unique index refuses the second, as NetBox's check would
       await wctx.tx.query(sql`SAVEPOINT cable_ends`);
       try {
-        await wctx.tx.query(
+        const made = await wctx.tx.query(
           sql`INSERT INTO ${table} (cable, cable_end, termination_type, termination_id)
-              SELECT ${cable}, ${end}, * FROM unnest(${added.map((t) => t.type)}::text[], ${added.map((t) => t.id)}::bigint[])`,
+              SELECT ${cable}, ${end}, * FROM unnest(${added.map((t) => t.type)}::text[], ${added.map((t) => t.id)}::bigint[]) RETURNING id`,
         );
+        await endsChanged(wctx, { created: made.map((r) => Number(r.id)) });
       } catch (err) {
         if ((err as { code?: string }).code !== '23505') throw err;
         await wctx.tx.query(sql`ROLLBACK TO SAVEPOINT cable_ends`);
@@ -231,6 +234,8 @@ export async function saveEnds(wctx: WriteContext, cable: number, given: Partial
 export async function deleteEnds(wctx: WriteContext, cables: number[]): Promise<void> {
   const ctx = wctx.service;
   const table = raw(ctx.db.table(CABLE_TERMINATION_TABLE));
+  const ends = await wctx.tx.query(sql`SELECT * FROM ${table} WHERE cable = ANY(${cables}::bigint[]) ORDER BY id FOR UPDATE`);
+  await endsChanged(wctx, { deleted: ends });
   const rows = await wctx.tx.query(sql`DELETE FROM ${table} WHERE cable = ANY(${cables}::bigint[]) RETURNING termination_type, termination_id`);
   await mirror(
     wctx,
@@ -239,6 +244,19 @@ export async function deleteEnds(wctx: WriteContext, cables: number[]): Promise<
     '',
   );
   await retraceThrough(ctx, wctx.tx, cables.map((c) => node('dcim.cable', c)));
+}
+
+/**
+ * A cable's ends are change-logged objects of their own (NetBox's
+ * CableTermination): each created or deleted end has its change record and
+ * event, which is how other services learn of cables on their objects (a
+ * circuit termination's cable, in circuits' projection of the ends).
+ */
+async function endsChanged(wctx: WriteContext, touched: { created?: number[]; deleted?: Row[] }): Promise<void> {
+  const model = wctx.service.models.get('dcim.cabletermination');
+  if (!model) return;
+  if (touched.deleted?.length) await capture(wctx.service, model, wctx, touched.deleted);
+  if (touched.created?.length || touched.deleted?.length) noteTouched(wctx, model, touched);
 }
 
 export type { Row };

@@ -71,7 +71,92 @@ export async function instantiateComponents(deviceIds: number[], wctx: WriteCont
     { select: sql`SELECT d.id AS device_id, d.device_type_id AS type_id, NULL::bigint AS module_id, NULL::text AS position FROM ${t('device')} d WHERE d.id = ANY(${deviceIds}::bigint[])`, typeColumn: 'device_type_id' },
     wctx,
   );
+  await instantiateInventoryItems(deviceIds, wctx);
 }
+
+/**
+ * Inventory items from the device types' inventory item templates, a tree:
+ * one level at a time (an INSERT and the tree keys' UPDATE per level, for
+ * every new device at once), each item's parent the instance of its
+ * template's parent, and its component the device's component of the same
+ * name as the template's (NetBox's InventoryItemTemplate.instantiate).
+ */
+async function instantiateInventoryItems(deviceIds: number[], wctx: WriteContext): Promise<void> {
+  const { service, tx } = wctx;
+  const model = service.models.get('dcim.inventoryitem');
+  if (!model) return;
+  const t = (name: string) => raw(service.db.table(name));
+  const templates = await tx.query(sql`
+    SELECT d.id AS device_id, x.id AS template_id, x.parent_id, x._depth, x.name, x.label, x.role_id, x.manufacturer_id, x.part_id, x.description,
+           x.component_type, x.component_id
+      FROM ${t('device')} d JOIN ${t('inventory_item_template')} x ON x.device_type_id = d.device_type_id
+     WHERE d.id = ANY(${deviceIds}::bigint[]) ORDER BY x._depth, d.id, x.id`);
+  if (!templates.length) return;
+  // the component a template names, by its name, becomes the device's component of that name
+  const componentNames = new Map<string, string>();
+  for (const [label, table] of Object.entries(TEMPLATE_COMPONENTS)) {
+    const ids = templates.filter((x) => x.component_type === label).map((x) => Number(x.component_id));
+    if (!ids.length) continue;
+    const found = await tx.query(sql`SELECT id, name FROM ${t(table.template)} WHERE id = ANY(${ids}::bigint[])`);
+    for (const f of found) componentNames.set(`${label}:${String(f.id)}`, String(f.name));
+  }
+  const made = new Map<string, number>(); // `${device}:${template}` → item id
+  const created: number[] = [];
+  const depths = [...new Set(templates.map((x) => Number(x._depth)))].sort((a, b) => a - b);
+  for (const depth of depths) {
+    const level = templates.filter((x) => Number(x._depth) === depth);
+    const rows: (Row & { __component: { table: string; name: string | undefined } | null })[] = level.map((x) => {
+      const target = x.component_type ? TEMPLATE_COMPONENTS[String(x.component_type)] : undefined;
+      return {
+        ...withNaturalKeys(model, {
+          device_id: x.device_id,
+          parent_id: x.parent_id === null ? null : (made.get(`${String(x.device_id)}:${String(x.parent_id)}`) ?? null),
+          name: x.name,
+          label: x.label,
+          role_id: x.role_id,
+          manufacturer_id: x.manufacturer_id,
+          part_id: x.part_id,
+          description: x.description,
+          component_type: target ? target.label : null,
+        }),
+        __component: target ? { table: target.table, name: componentNames.get(`${String(x.component_type)}:${String(x.component_id)}`) } : null,
+      };
+    });
+    const byTable = new Map<string, number[]>();
+    rows.forEach((r, i) => r.__component && byTable.set(r.__component.table, [...(byTable.get(r.__component.table) ?? []), i]));
+    const plain: Row[] = rows.map(({ __component, ...r }) => ({ ...r, __component_name: __component?.name ?? null }));
+    const inserted = await tx.query(sql`
+      INSERT INTO ${t('inventory_item')} (device_id, parent_id, name, _name, label, role_id, manufacturer_id, part_id, description, component_type, status, discovered)
+      SELECT (j->>'device_id')::bigint, (j->>'parent_id')::bigint, j->>'name', j->>'_name', j->>'label', (j->>'role_id')::bigint, (j->>'manufacturer_id')::bigint,
+             j->>'part_id', j->>'description', j->>'component_type', 'active', FALSE
+        FROM json_array_elements(${JSON.stringify(plain)}::json) WITH ORDINALITY AS e(j, n) ORDER BY n
+      RETURNING id`);
+    // ids come from the sequence in insertion order: ascending is the rows' order
+    const ids = inserted.map((r) => Number(r.id)).sort((a, b) => a - b);
+    level.forEach((x, i) => made.set(`${String(x.device_id)}:${String(x.template_id)}`, ids[i]));
+    for (const [table, at] of byTable) {
+      const pairs = at.map((i) => ({ id: ids[i], device_id: plain[i].device_id, name: plain[i].__component_name }));
+      await tx.query(sql`
+        UPDATE ${t('inventory_item')} it SET component_id = c.id
+          FROM jsonb_to_recordset(${JSON.stringify(pairs)}::jsonb) AS p(id bigint, device_id bigint, name text), ${t(table)} c
+         WHERE it.id = p.id AND c.device_id = p.device_id AND c.name = p.name`);
+    }
+    // the tree keys, as the engine keeps them on every write (depth, ancestor path, tree sort key)
+    await tx.query(sql`
+      UPDATE ${t('inventory_item')} c
+         SET _depth = COALESCE(p._depth + 1, 0), _path = COALESCE(p._path, '{}') || c.id,
+             _tree_sort = COALESCE(p._tree_sort, '{}') || (c.name || ' ' || lpad(c.id::text, 20, '0'))
+        FROM ${t('inventory_item')} c2 LEFT JOIN ${t('inventory_item')} p ON p.id = c2.parent_id
+       WHERE c.id = c2.id AND c.id = ANY(${ids}::bigint[])`);
+    created.push(...ids);
+  }
+  noteTouched(wctx, model, { created });
+}
+
+/** The components inventory item templates may name, by template label: the component model and tables. */
+const TEMPLATE_COMPONENTS: Record<string, { label: string; template: string; table: string }> = Object.fromEntries(
+  KINDS.filter((k) => k.modular).map((k) => [k.model.replace(/$/, 'template'), { label: k.model, template: k.template, table: k.table }]),
+);
 
 /** The components of new modules from their module types' templates, on the module's device; `{module}` in names is the bay's position. */
 export async function instantiateModuleComponents(moduleIds: number[], wctx: WriteContext): Promise<void> {
@@ -110,7 +195,7 @@ async function instantiate(owners: Owners, wctx: WriteContext): Promise<void> {
     const names = Object.keys(rows[0]).filter((c) => c !== '__ref' && (kind.modular || c !== 'module_id'));
     const ownColumns = raw(names.map((c) => `"${c}"`).join(', '));
     const fromRecord = raw(names.map((c) => `(s.p)."${c}"`).join(', '));
-    const record = sql`(SELECT jsonb_populate_record(NULL::${t(kind.table)}, j) AS p, j FROM jsonb_array_elements(${JSON.stringify(rows)}::jsonb) j) s`;
+    const record = sql`(SELECT json_populate_record(NULL::${t(kind.table)}, j) AS p, j FROM json_array_elements(${JSON.stringify(rows)}::json) j) s`;
     // a reference to another kind (already created) is resolved in the same statement; to the same kind, once all exist
     const crossRef = kind.ref && kind.ref.table !== kind.table;
     const inserted = crossRef

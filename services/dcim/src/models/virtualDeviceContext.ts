@@ -24,6 +24,7 @@ export const virtualDeviceContext: ModelDef = defineModel({
   display: (row) => String(row.name),
   ordering: ['name'],
   search: ['name', 'description', 'comments'],
+  counts: { interface_count: { model: 'dcim.interface', field: 'vdcs' } },
   unique: [
     { fields: ['device', 'identifier'], message: 'Virtual device context with this Device and Identifier already exists.' },
     { fields: ['device', 'name'], message: 'Virtual device context with this Device and Name already exists.' },
