@@ -15,6 +15,17 @@ export const OUTBOX_TABLE = '_outbox';
  * referring services project), then the indexes of the by-request filters
  * (libs/rest filters.ts) and of pruning sent rows.
  */
+/**
+ * The outbox's documents are `json`, the text as written: a bulk write's
+ * thousands of events are stored without converting each to `jsonb`, and
+ * published with their keys in the order the representation has them
+ * (NetBox's field order). This turns an outbox of `jsonb` columns into that.
+ */
+export function outboxJsonStatements(schema: string): string[] {
+  const t = `${quoteIdent(schema)}.${quoteIdent(OUTBOX_TABLE)}`;
+  return [`ALTER TABLE ${t} ALTER COLUMN "data" TYPE JSON USING "data"::json, ALTER COLUMN "snapshots" TYPE JSON USING "snapshots"::json, ALTER COLUMN "reference" TYPE JSON USING "reference"::json`];
+}
+
 export function outboxStatements(schema: string): string[] {
   const t = `${quoteIdent(schema)}.${quoteIdent(OUTBOX_TABLE)}`;
   return [
@@ -28,10 +39,10 @@ export function outboxStatements(schema: string): string[] {
       "timestamp" TIMESTAMP WITH TIME ZONE NOT NULL,
       "username" VARCHAR(150) NOT NULL,
       "request_id" VARCHAR(64) NOT NULL,
-      "data" JSONB,
-      "snapshots" JSONB NOT NULL,
+      "data" JSON,
+      "snapshots" JSON NOT NULL,
       "sent_at" TIMESTAMP WITH TIME ZONE,
-      "reference" JSONB
+      "reference" JSON
     )`,
     `CREATE UNIQUE INDEX "_outbox_id_uniq" ON ${t} ("id")`,
     `CREATE INDEX "_outbox_unsent_idx" ON ${t} ("seq") WHERE "sent_at" IS NULL`,
@@ -57,7 +68,7 @@ export async function writeOutbox(tx: Queryable, schema: string, events: ChangeE
     INSERT INTO ${table} (id, event, model, object_id, version, timestamp, username, request_id, data, snapshots, reference)
     SELECT * FROM json_to_recordset(${JSON.stringify(events)}::json)
       AS e(id uuid, event varchar, model varchar, object_id bigint, version bigint, timestamp timestamptz, username varchar, request_id varchar,
-           data jsonb, snapshots jsonb, reference jsonb)`);
+           data json, snapshots json, reference json)`);
   // delivered only if the transaction commits
   await tx.query(sql`SELECT pg_notify(${outboxChannel(schema)}, '')`);
 }

@@ -172,18 +172,7 @@ export function filtersFor(ctx: ServiceContext, model: ModelDef, cfDefs: CustomF
   }
   if (model.tags) defs.push(...tagFilters(ctx, model));
   if (model.customFields) defs.push(...customFieldFilters(cfDefs, col('custom_field_data')));
-  if (model.search.length) {
-    defs.push({
-      kind: 'method',
-      name: 'q',
-      apply: (values) => {
-        const text = values[values.length - 1]?.trim();
-        if (!text) return undefined;
-        const pattern = `%${text.replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
-        return or(model.search.map((s) => sql`${col(s)}::text ILIKE ${pattern}`));
-      },
-    });
-  }
+  if (model.search.length) defs.push(searchFilter((pattern) => model.search.map((s) => ilike(col(s), pattern))));
   const extra = [...(model.filters?.(ctx, model) ?? []), ...(model.contacts ? projectedContactFilters(ctx, model) : [])];
   const skip = new Set([...(model.skipFilters ?? []), ...extra.map((d) => d.name)]);
   return [...defs.filter((d) => !skip.has(d.name)), ...extra];
@@ -267,3 +256,28 @@ export function cachedFilters(ctx: ServiceContext, model: ModelDef, cfDefs: Cust
   byModel.set(model, { cf: cfDefs, defs });
   return defs;
 }
+
+/** A LIKE pattern's text with its wildcards and escape character escaped. */
+export const likeEscaped = (text: string): string => text.replace(/[\\%_]/g, (m) => `\\${m}`);
+
+/**
+ * NetBox's `q`: the last value, trimmed, matched case-insensitively as a
+ * substring by any of the expressions `parts` builds from its LIKE pattern
+ * (`%text%`, wildcards escaped; `text` is the value itself, escaped, for a
+ * starts-with); a blank `q` filters nothing.
+ */
+export function searchFilter(parts: (pattern: string, text: string) => Sql[]): FilterDef {
+  return {
+    kind: 'method',
+    name: 'q',
+    apply: (values) => {
+      const text = values[values.length - 1]?.trim();
+      if (!text) return undefined;
+      const escaped = likeEscaped(text);
+      return or(parts(`%${escaped}%`, escaped));
+    },
+  };
+}
+
+/** `<expr> ILIKE <pattern>` over the expression's text. */
+export const ilike = (expr: Sql, pattern: string): Sql => sql`${expr}::text ILIKE ${pattern}`;

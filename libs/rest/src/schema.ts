@@ -7,6 +7,9 @@ import { IDEMPOTENCY_TABLE } from './idempotency';
 import { NATURAL_KEY_LENGTH, naturalColumn } from './natural';
 import { outboxStatements, processedEventStatements } from '@inventory/events';
 
+/** For services' migrations, which depend on this package rather than on events. */
+export { outboxJsonStatements } from '@inventory/events';
+
 /** Tags live beside the objects of each service; tag definitions live in extras. */
 export const TAGGED_ITEM_TABLE = '_tagged_item';
 

@@ -323,6 +323,36 @@ describe('devices', () => {
     const byCount = (await suite.api().get(`/api/dcim/virtual-device-contexts/?device_id=${d.id}&ordering=-interface_count`)).body.results;
     expect(byCount.map((v: Obj) => v.interface_count)).toEqual([2]);
   });
+  test('when a racked type grows past its neighbours or goes 0U, then NetBox refuses; children follow their parent; platforms filter by device type', async () => {
+    const w = await world({ u_height: 1 });
+    const rack = await made('/api/dcim/racks/', { name: `Grow ${n}`, site: w.site.id, u_height: 10 });
+    await made('/api/dcim/devices/', [1, 2].map((p) => ({ name: `g-${n}-${p}`, device_type: w.dt.id, role: w.role.id, site: w.site.id, rack: rack.id, position: p, face: 'front' })));
+    const taller = await suite.api().patch(`/api/dcim/device-types/${w.dt.id}/`, { u_height: 2 });
+    expect(taller.body).toEqual({ u_height: [`Device g-${n}-1 in rack Grow ${n} does not have sufficient space to accommodate a height of 2.0U`] });
+    const flat = await suite.api().patch(`/api/dcim/device-types/${w.dt.id}/`, { u_height: 0 });
+    expect(flat.body).toEqual({ u_height: ['Unable to set 0U height: Found 2 instances already mounted within racks.'] });
+
+    const parentType = await made('/api/dcim/device-types/', { manufacturer: w.maker.id, model: `Chassis ${n}`, slug: `chassis-${n}`, subdevice_role: 'parent' });
+    await made('/api/dcim/device-bay-templates/', { device_type: parentType.id, name: 'Bay 1' });
+    const childType = await made('/api/dcim/device-types/', { manufacturer: w.maker.id, model: `Blade ${n}`, slug: `blade-x-${n}`, subdevice_role: 'child', u_height: 0 });
+    const chassis = await made('/api/dcim/devices/', { name: `ch-${n}`, device_type: parentType.id, role: w.role.id, site: w.site.id });
+    const blade = await made('/api/dcim/devices/', { name: `bl-${n}`, device_type: childType.id, role: w.role.id, site: w.site.id });
+    const [bay] = (await suite.api().get(`/api/dcim/device-bays/?device_id=${chassis.id}`)).body.results;
+    await suite.api().patch(`/api/dcim/device-bays/${bay.id}/`, { installed_device: blade.id });
+    const elsewhere = await made('/api/dcim/sites/', { name: `Moved ${n}`, slug: `moved-${n}` });
+    expect((await suite.api().patch(`/api/dcim/devices/${chassis.id}/`, { site: elsewhere.id })).status).toBe(200);
+    expect((await suite.api().get(`/api/dcim/devices/${blade.id}/`)).body.site.id).toBe(elsewhere.id);
+
+    const other = await made('/api/dcim/manufacturers/', { name: `Other maker ${n}`, slug: `other-maker-${n}` });
+    const [any, own, foreign] = await made('/api/dcim/platforms/', [
+      { name: `Any ${n}`, slug: `any-${n}` },
+      { name: `Own OS ${n}`, slug: `own-os-${n}`, manufacturer: w.maker.id },
+      { name: `Foreign OS ${n}`, slug: `foreign-os-${n}`, manufacturer: other.id },
+    ]);
+    const available = (await suite.api().get(`/api/dcim/platforms/?available_for_device_type=${w.dt.id}&limit=0`)).body.results.map((p: Obj) => p.id);
+    expect(available).toEqual(expect.arrayContaining([any.id, own.id]));
+    expect(available).not.toContain(foreign.id);
+  });
 });
 
 /** Keys in PostgreSQL's jsonb order (shorter keys first, then bytewise), as the merged context comes back. */

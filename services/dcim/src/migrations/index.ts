@@ -6,6 +6,7 @@ import { devices } from './0004_devices';
 import { componentsAndCables } from './0005_components_and_cables';
 import { inventory } from './0006_inventory_and_contexts';
 import { interfaceVdcs } from './0007_interface_vdcs';
+import { outboxJson } from './0008_outbox_json';
 
 /** In order; each entry is frozen once released (docs/decisions/005-frozen-migrations.md). */
-export const migrations: Migration[] = [initial, racksAndTypes, deviceTypes, devices, componentsAndCables, inventory, interfaceVdcs];
+export const migrations: Migration[] = [initial, racksAndTypes, deviceTypes, devices, componentsAndCables, inventory, interfaceVdcs, outboxJson];

@@ -1,6 +1,6 @@
 import { ValidationError } from '@inventory/core';
-import { sql, raw, or, type FilterDef } from '@inventory/filtering';
-import { f, keyResolver, type FieldDef, type Row, type ServiceContext, type WriteContext } from '@inventory/rest';
+import { sql, raw, type FilterDef } from '@inventory/filtering';
+import { f, searchFilter, keyResolver, type FieldDef, type Row, type ServiceContext, type WriteContext } from '@inventory/rest';
 import { SITE_SCOPE_HOPS } from './site-scope';
 
 /** A device component's owner: required, deleted with the device; filters by device name too. */
@@ -56,16 +56,7 @@ export function deviceComponentFilters(ctx: ServiceContext): FilterDef[] {
 
 /** `q` of device components: name, label, description. */
 export function componentSearch(): FilterDef {
-  return {
-    kind: 'method',
-    name: 'q',
-    apply: (values) => {
-      const text = values[values.length - 1]?.trim();
-      if (!text) return undefined;
-      const p = `%${text.replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
-      return or([sql`t.name ILIKE ${p}`, sql`t.label ILIKE ${p}`, sql`t.description ILIKE ${p}`]);
-    },
-  };
+  return searchFilter((p) => [sql`t.name ILIKE ${p}`, sql`t.label ILIKE ${p}`, sql`t.description ILIKE ${p}`]);
 }
 
 /** The device a write names, with its type's subdevice role (bays' rules). */

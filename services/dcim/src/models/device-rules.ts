@@ -1,6 +1,6 @@
 import { ValidationError } from '@inventory/core';
 import { sql, raw } from '@inventory/filtering';
-import { projection, projectedModels, type Row, type WriteContext } from '@inventory/rest';
+import { capture, noteTouched, projection, projectedModels, type Row, type WriteContext } from '@inventory/rest';
 
 const isSet = (v: unknown) => v !== null && v !== undefined && v !== '';
 const fail = (field: string, message: string): never => {
@@ -95,21 +95,70 @@ export async function checkDevice(row: Row, existing: Row | null, wctx: WriteCon
 
 /** Rack.get_available_units(): the units from `position` for the type's height are free on the face (both faces for full depth). */
 async function checkRackSpace(row: Row, existing: Row | null, r: Row, position: number, height: number, wctx: WriteContext): Promise<void> {
-  const t = (name: string) => raw(wctx.service.db.table(name));
-  const fullDepth = r.type_full_depth !== false;
-  const others = await wctx.tx.query(sql`
-    SELECT d.position, d.face, dt.u_height, dt.is_full_depth FROM ${t('device')} d JOIN ${t('device_type')} dt ON dt.id = d.device_type_id
-     WHERE d.rack_id = ${row.rack_id} AND d.position >= 1 AND NOT dt.exclude_from_utilization AND d.id <> ${existing?.id ?? 0}`);
-  const start = Number(r.rack_start ?? 1);
-  const free = new Set(halfUnits(start, start + Number(r.rack_u_height ?? 0)));
-  for (const d of others) {
-    if (fullDepth || d.face === row.face || d.is_full_depth) for (const u of halfUnits(Number(d.position), Number(d.position) + Number(d.u_height))) free.delete(u);
-  }
-  if (!halfUnits(position, position + height).every((u) => free.has(u)) || !free.has(Math.round(position * 10))) {
+  const fits = await fitsInRack(wctx, {
+    rack: Number(row.rack_id),
+    start: Number(r.rack_start ?? 1),
+    units: Number(r.rack_u_height ?? 0),
+    position,
+    height,
+    face: String(row.face ?? ''),
+    fullDepth: r.type_full_depth !== false,
+    exclude: Number(existing?.id ?? 0),
+  });
+  if (!fits) {
     fail(
       'position',
       `U${dec(position)} is already occupied or does not have sufficient space to accommodate this device type: ${String(r.type_model)} (${dec(height)}U)`,
     );
+  }
+}
+
+/** Whether a device of `height` fits at `position` in the rack, the other devices (but `exclude`) as they are mounted. */
+export async function fitsInRack(
+  wctx: WriteContext,
+  o: { rack: number; start: number; units: number; position: number; height: number; face: string; fullDepth: boolean; exclude: number },
+): Promise<boolean> {
+  const t = (name: string) => raw(wctx.service.db.table(name));
+  const others = await wctx.tx.query(sql`
+    SELECT d.position, d.face, dt.u_height, dt.is_full_depth FROM ${t('device')} d JOIN ${t('device_type')} dt ON dt.id = d.device_type_id
+     WHERE d.rack_id = ${o.rack} AND d.position >= 1 AND NOT dt.exclude_from_utilization AND d.id <> ${o.exclude}`);
+  const free = new Set(halfUnits(o.start, o.start + o.units));
+  for (const d of others) {
+    if (o.fullDepth || d.face === o.face || d.is_full_depth) for (const u of halfUnits(Number(d.position), Number(d.position) + Number(d.u_height))) free.delete(u);
+  }
+  return halfUnits(o.position, o.position + o.height).every((u) => free.has(u)) && free.has(Math.round(o.position * 10));
+}
+
+/**
+ * DeviceType.clean() on racked instances: a taller type must still fit
+ * every racked device of it, and a type with racked devices cannot become 0U.
+ */
+export async function checkRackedInstances(row: Row, existing: Row, wctx: WriteContext): Promise<void> {
+  const before = Number(existing.u_height ?? 0);
+  const after = Number(row.u_height ?? 0);
+  if (after === before) return;
+  const t = (name: string) => raw(wctx.service.db.table(name));
+  const racked = await wctx.tx.query(sql`
+    SELECT d.id, d.name, d.position, d.face, r.id AS rack, r.name AS rack_name, r.starting_unit, r.u_height
+      FROM ${t('device')} d JOIN ${t('rack')} r ON r.id = d.rack_id WHERE d.device_type_id = ${existing.id} AND d.position IS NOT NULL ORDER BY d.id`);
+  if (after > before) {
+    for (const d of racked) {
+      const fits = await fitsInRack(wctx, {
+        rack: Number(d.rack),
+        start: Number(d.starting_unit),
+        units: Number(d.u_height),
+        position: Number(d.position),
+        height: after,
+        face: String(d.face),
+        fullDepth: row.is_full_depth !== false,
+        exclude: Number(d.id),
+      });
+      if (!fits) {
+        fail('u_height', `Device ${String(d.name ?? d.id)} in rack ${String(d.rack_name)} does not have sufficient space to accommodate a height of ${dec(after)}U`);
+      }
+    }
+  } else if (before > 0 && after === 0 && racked.length) {
+    fail('u_height', `Unable to set 0U height: Found ${racked.length} instances already mounted within racks.`);
   }
 }
 
@@ -169,4 +218,24 @@ export async function deviceDefaults(columns: Row, existing: Row | null, wctx: W
     const [rack] = await once(wctx, `rack-location:${String(merged.rack_id)}`, () => wctx.tx.query(sql`SELECT location_id FROM ${t('rack')} WHERE id = ${merged.rack_id}`));
     if (rack?.location_id !== null && rack?.location_id !== undefined) columns.location_id = rack.location_id;
   }
+}
+
+/**
+ * Device.save(): the devices installed in this one's bays take its site,
+ * rack and location when those change (each a change with its event).
+ */
+export async function moveChildren(id: number, columns: Row, existing: Row, wctx: WriteContext): Promise<void> {
+  const moved = ['site_id', 'rack_id', 'location_id'].filter((c) => c in columns && String(columns[c] ?? null) !== String(existing[c] ?? null));
+  if (!moved.length) return;
+  const t = (name: string) => raw(wctx.service.db.table(name));
+  const model = wctx.service.models.get('dcim.device')!;
+  const children = await wctx.tx.query(sql`
+    SELECT d.* FROM ${t('device')} d JOIN ${t('device_bay')} b ON b.installed_device_id = d.id WHERE b.device_id = ${id} ORDER BY d.id FOR UPDATE OF d`);
+  if (!children.length) return;
+  await capture(wctx.service, model, wctx, children);
+  const [parent] = await wctx.tx.query(sql`SELECT site_id, rack_id, location_id FROM ${t('device')} WHERE id = ${id}`);
+  await wctx.tx.query(sql`
+    UPDATE ${t('device')} SET site_id = ${parent.site_id}, rack_id = ${parent.rack_id}, location_id = ${parent.location_id}, _version = _version + 1, last_updated = now()
+     WHERE id = ANY(${children.map((c) => c.id)}::bigint[])`);
+  noteTouched(wctx, model, { updated: children });
 }

@@ -1,8 +1,8 @@
 import { sql, raw, or, type FilterDef } from '@inventory/filtering';
-import { defineModel, f, ids, keyResolver, relatedId, treeIds, TENANT_GROUP_HOPS, type ModelDef, type Row, type ServiceContext } from '@inventory/rest';
+import { defineModel, f, searchFilter, ids, keyResolver, relatedId, treeIds, TENANT_GROUP_HOPS, type ModelDef, type Row, type ServiceContext } from '@inventory/rest';
 import { DEVICE_AIRFLOW, DEVICE_FACE, DEVICE_STATUS } from './choices';
 import { SITE_SCOPE_HOPS } from './site-scope';
-import { checkDevice, deviceDefaults } from './device-rules';
+import { checkDevice, deviceDefaults, moveChildren } from './device-rules';
 import { instantiateComponents } from './instantiate';
 import { decorateDevices } from './device-decorate';
 
@@ -84,6 +84,7 @@ export const device: ModelDef = defineModel({
     validate: (row, existing, wctx) => checkDevice(row, existing, wctx),
     beforeSave: (columns, existing, wctx) => deviceDefaults(columns, existing, wctx),
     afterCreate: (ids, _columns, wctx) => instantiateComponents(ids, wctx),
+    afterUpdate: (id, columns, existing, wctx) => moveChildren(id, columns, existing, wctx),
     decorate: (rows, out, c) => decorateDevices(rows, out, c),
   },
   contacts: true,
@@ -119,30 +120,19 @@ function deviceDisplay(row: Row, rep: Row): string {
   return row.asset_tag ? `${type} (${String(row.asset_tag)})` : `${type} (${String(row.id)})`;
 }
 
-const like = (text: string) => `%${text.replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
-
 /** The filters of §2.13 the fields do not generate. */
 function deviceFilters(ctx: ServiceContext): FilterDef[] {
   const table = (name: string) => raw(ctx.db.table(name));
   const has = (name: string) => sql`EXISTS (SELECT 1 FROM ${table(name)} x WHERE x.device_id = t.id)`;
   return [
-    {
-      kind: 'method',
-      name: 'q',
-      apply: (values) => {
-        const text = values[values.length - 1]?.trim();
-        if (!text) return undefined;
-        const p = like(text);
-        return or([
-          sql`t.name ILIKE ${p}`,
-          sql`t.serial ILIKE ${p}`,
-          sql`t.asset_tag ILIKE ${p}`,
-          sql`t.description ILIKE ${p}`,
-          sql`t.comments ILIKE ${p}`,
-          sql`EXISTS (SELECT 1 FROM ${table('inventory_item')} i WHERE i.device_id = t.id AND i.serial ILIKE ${p})`,
-        ]);
-      },
-    },
+    searchFilter((p) => [
+      sql`t.name ILIKE ${p}`,
+      sql`t.serial ILIKE ${p}`,
+      sql`t.asset_tag ILIKE ${p}`,
+      sql`t.description ILIKE ${p}`,
+      sql`t.comments ILIKE ${p}`,
+      sql`EXISTS (SELECT 1 FROM ${table('inventory_item')} i WHERE i.device_id = t.id AND i.serial ILIKE ${p})`,
+    ]),
     { kind: 'relation', name: 'device_role', expr: sql`t.role_id`, resolve: keyResolver(ctx, 'dcim.devicerole', 'slug', false), keyType: 'string' },
     { kind: 'relation', name: 'device_role_id', expr: sql`t.role_id`, resolve: keyResolver(ctx, 'dcim.devicerole', 'id', false), keyType: 'integer' },
     { kind: 'relation', name: 'model', expr: sql`t.device_type_id`, resolve: keyResolver(ctx, 'dcim.devicetype', 'slug', false), keyType: 'string' },

@@ -3,11 +3,11 @@ import { sql, raw } from '@inventory/filtering';
 import { defineModel, f, type ModelDef, type Row, type WriteContext } from '@inventory/rest';
 import { DEVICE_AIRFLOW, SUBDEVICE_ROLE, WEIGHT_UNIT } from './choices';
 import { templateFilters, typeSearchFilter } from './type-filters';
+import { checkRackedInstances } from './device-rules';
 
 /**
  * NetBox's DeviceType. front_image and rear_image hold the stored image path
- * (or null): uploads are not served. The rules on racked instances (u_height
- * changes) wait for devices; until then device_count is 0.
+ * (or null): uploads are not served.
  */
 export const deviceType: ModelDef = defineModel({
   label: 'dcim.devicetype',
@@ -83,5 +83,6 @@ async function checkDeviceType(row: Row, existing: Row | null, wctx: WriteContex
       });
     }
   }
+  if (existing) await checkRackedInstances(row, existing, wctx);
   if (row.subdevice_role === 'child' && height !== 0) throw new ValidationError({ u_height: ['Child device types must be 0U.'] });
 }

@@ -1,5 +1,5 @@
-import { sql, raw, type Sql } from '@inventory/filtering';
-import { noteTouched, withNaturalKeys, type Row, type WriteContext } from '@inventory/rest';
+import { sql, raw, ident, join, type Sql } from '@inventory/filtering';
+import { naturalize, noteTouched, withNaturalKeys, type Row, type WriteContext } from '@inventory/rest';
 
 /**
  * One kind of component a template makes: the template table, the
@@ -173,43 +173,44 @@ export async function instantiateModuleComponents(moduleIds: number[], wctx: Wri
 async function instantiate(owners: Owners, wctx: WriteContext): Promise<void> {
   const { service, tx } = wctx;
   const t = (name: string) => raw(service.db.table(name));
+  // a module's template names carry `{module}`: the bay's position
+  const named = (alias: string, column: string) => sql`CASE WHEN o.position IS NULL THEN ${raw(`${alias}.${column}`)} ELSE replace(${raw(`${alias}.${column}`)}, '{module}', o.position) END`;
   for (const kind of KINDS) {
     const model = service.models.get(kind.model);
     if (!model || (owners.typeColumn === 'module_type_id' && !kind.modular)) continue;
-    const refName = kind.ref ? sql`, rt.name AS __ref` : raw('');
-    const refJoin = kind.ref ? sql`LEFT JOIN ${t(kind.ref.template)} rt ON rt.id = x.${raw(kind.ref.column)}` : raw('');
-    const templates = await tx.query(sql`
-      SELECT x.*, o.device_id, o.module_id, o.position AS __position${refName}
-        FROM (${owners.select}) o JOIN ${t(kind.template)} x ON x.${raw(owners.typeColumn)} = o.type_id ${refJoin}
-       ORDER BY o.device_id, x.id`);
-    if (!templates.length) continue;
-    const rows = templates.map((x) => {
-      const sub = (v: unknown) => (x.__position === null || x.__position === undefined ? String(v ?? '') : String(v ?? '').replaceAll('{module}', String(x.__position)));
-      const cols: Row = { device_id: x.device_id, module_id: x.module_id, name: sub(x.name), label: sub(x.label), description: x.description };
-      for (const c of kind.columns) cols[c] = x[c];
-      const out = withNaturalKeys(model, cols);
-      if (kind.ref && x.__ref !== null && x.__ref !== undefined) out.__ref = sub(x.__ref);
-      return out;
-    });
-    // module bays and device bays belong to the device alone (no module column)
-    const names = Object.keys(rows[0]).filter((c) => c !== '__ref' && (kind.modular || c !== 'module_id'));
-    const ownColumns = raw(names.map((c) => `"${c}"`).join(', '));
-    const fromRecord = raw(names.map((c) => `(s.p)."${c}"`).join(', '));
-    const record = sql`(SELECT json_populate_record(NULL::${t(kind.table)}, j) AS p, j FROM json_array_elements(${JSON.stringify(rows)}::json) j) s`;
-    // a reference to another kind (already created) is resolved in the same statement; to the same kind, once all exist
-    const crossRef = kind.ref && kind.ref.table !== kind.table;
-    const inserted = crossRef
-      ? await tx.query(sql`
-          INSERT INTO ${t(kind.table)} (${ownColumns}, ${raw(`"${kind.ref!.column}"`)})
-          SELECT ${fromRecord}, (SELECT r.id FROM ${t(kind.ref!.table)} r WHERE r.device_id = (s.p).device_id AND r.name = s.j->>'__ref')
-            FROM ${record} RETURNING id`)
-      : await tx.query(sql`INSERT INTO ${t(kind.table)} (${ownColumns}) SELECT ${fromRecord} FROM ${record} RETURNING id`);
-    if (kind.ref && !crossRef && rows.some((r) => r.__ref !== undefined)) {
-      const pairs = rows.filter((r) => r.__ref !== undefined).map((r) => ({ device_id: r.device_id, name: r.name, ref: r.__ref }));
+    const from = sql`FROM (${owners.select}) o JOIN ${t(kind.template)} x ON x.${raw(owners.typeColumn)} = o.type_id`;
+    // a reference to another kind (created before) is the device's component named as the template's target
+    const crossRef = kind.ref && kind.ref.table !== kind.table ? kind.ref : null;
+    const columns = ['device_id', ...(kind.modular ? ['module_id'] : []), 'name', '_name', 'label', 'description', ...kind.columns, ...(crossRef ? [crossRef.column] : [])];
+    const values = [
+      sql`o.device_id`,
+      ...(kind.modular ? [sql`o.module_id`] : []),
+      named('x', 'name'),
+      sql`x._name`,
+      named('x', 'label'),
+      sql`x.description`,
+      ...kind.columns.map((c) => sql`x.${ident(c)}`),
+      ...(crossRef
+        ? [sql`(SELECT r.id FROM ${t(crossRef.table)} r JOIN ${t(crossRef.template)} rt ON rt.id = x.${ident(crossRef.column)} WHERE r.device_id = o.device_id AND r.name = ${named('rt', 'name')})`]
+        : []),
+    ];
+    const inserted = await tx.query(sql`
+      INSERT INTO ${t(kind.table)} (${join(columns.map((c) => ident(c)), ', ')})
+      SELECT ${join(values, ', ')} ${from} ORDER BY o.device_id, x.id
+      RETURNING id, name, _name`);
+    if (!inserted.length) continue;
+    // names a module's position changed get their own sort keys
+    const rekeyed = inserted.map((r) => ({ id: Number(r.id), key: naturalize(String(r.name)) })).filter((r, i) => r.key !== inserted[i]._name);
+    if (rekeyed.length) {
+      await tx.query(sql`UPDATE ${t(kind.table)} c SET _name = k.key FROM json_to_recordset(${JSON.stringify(rekeyed)}::json) AS k(id bigint, key text) WHERE c.id = k.id`);
+    }
+    if (kind.ref && !crossRef) {
+      // a reference within the kind (an interface's bridge), once all of the device's exist
       await tx.query(sql`
-        UPDATE ${t(kind.table)} c SET ${raw(`"${kind.ref.column}"`)} = b.id
-          FROM jsonb_to_recordset(${JSON.stringify(pairs)}::jsonb) AS p(device_id bigint, name text, ref text), ${t(kind.table)} b
-         WHERE c.device_id = p.device_id AND c.name = p.name AND b.device_id = p.device_id AND b.name = p.ref`);
+        UPDATE ${t(kind.table)} c SET ${ident(kind.ref.column)} = b.id
+          ${from} JOIN ${t(kind.ref.template)} rt ON rt.id = x.${ident(kind.ref.column)}
+          JOIN ${t(kind.table)} b ON b.device_id = o.device_id AND b.name = ${named('rt', 'name')}
+         WHERE c.device_id = o.device_id AND c.name = ${named('x', 'name')}`);
     }
     noteTouched(wctx, model, { created: inserted.map((r) => Number(r.id)).sort((a, b) => a - b) });
   }

@@ -1,6 +1,6 @@
 import { ValidationError } from '@inventory/core';
-import { sql, raw, or } from '@inventory/filtering';
-import { defineModel, f, keyResolver, type ModelDef, type Row, type WriteContext } from '@inventory/rest';
+import { sql, raw } from '@inventory/filtering';
+import { defineModel, f, searchFilter, keyResolver, type ModelDef, type Row, type WriteContext } from '@inventory/rest';
 import { MODULE_STATUS } from './choices';
 import { instantiateModuleComponents } from './instantiate';
 
@@ -31,22 +31,13 @@ export const module: ModelDef = defineModel({
   ordering: ['module_bay'],
   search: ['serial', 'asset_tag', 'description', 'comments'],
   filters: (ctx) => [
-    {
-      kind: 'method',
-      name: 'q',
-      apply: (values) => {
-        const text = values[values.length - 1]?.trim();
-        if (!text) return undefined;
-        const p = `%${text.replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
-        return or([
-          sql`EXISTS (SELECT 1 FROM ${raw(ctx.db.table('device'))} d WHERE d.id = t.device_id AND d.name ILIKE ${p})`,
-          sql`t.serial ILIKE ${p}`,
-          sql`t.asset_tag ILIKE ${p}`,
-          sql`t.description ILIKE ${p}`,
-          sql`t.comments ILIKE ${p}`,
-        ]);
-      },
-    },
+    searchFilter((p) => [
+      sql`EXISTS (SELECT 1 FROM ${raw(ctx.db.table('device'))} d WHERE d.id = t.device_id AND d.name ILIKE ${p})`,
+      sql`t.serial ILIKE ${p}`,
+      sql`t.asset_tag ILIKE ${p}`,
+      sql`t.description ILIKE ${p}`,
+      sql`t.comments ILIKE ${p}`,
+    ]),
     { kind: 'relation', name: 'module_type', expr: sql`t.module_type_id`, resolve: keyResolver(ctx, 'dcim.moduletype', 'model', false), keyType: 'string' },
   ],
   hooks: {

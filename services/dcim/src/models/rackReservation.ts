@@ -1,6 +1,6 @@
 import { ValidationError } from '@inventory/core';
-import { sql, raw, or, type FilterDef } from '@inventory/filtering';
-import { defineModel, f, keyResolver, projection, TENANT_GROUP_HOPS, type Hop, type ModelDef, type Row, type ServiceContext, type WriteContext } from '@inventory/rest';
+import { sql, raw, type FilterDef } from '@inventory/filtering';
+import { defineModel, f, searchFilter, keyResolver, projection, TENANT_GROUP_HOPS, type Hop, type ModelDef, type Row, type ServiceContext, type WriteContext } from '@inventory/rest';
 import { rack } from './rack';
 import { site } from './site';
 
@@ -31,7 +31,7 @@ export const rackReservation: ModelDef = defineModel({
   display: (_row, rep) => `Reservation for rack ${String((rep.rack as { display?: string } | null)?.display ?? '')}`,
   ordering: ['created', 'id'],
   search: ['description'],
-  filters: (ctx) => [...siteScopeFilters(ctx), searchFilter(ctx)],
+  filters: (ctx) => [...siteScopeFilters(ctx), reservationSearch(ctx)],
   hooks: {
     validate: (row, existing, wctx) => checkUnits(row, existing, wctx),
     // the brief form has no nested rack to name: its display reads the racks (one query per page)
@@ -70,23 +70,14 @@ function siteScopeFilters(ctx: ServiceContext): FilterDef[] {
 }
 
 /** `q`: the rack's name and facility ID, the user's username, the description. */
-function searchFilter(ctx: ServiceContext): FilterDef {
+function reservationSearch(ctx: ServiceContext): FilterDef {
   const racks = raw(ctx.db.table(rack.table));
   const users = projection(ctx, 'auth.user');
-  return {
-    kind: 'method',
-    name: 'q',
-    apply: (values) => {
-      const text = values[values.length - 1]?.trim();
-      if (!text) return undefined;
-      const pattern = `%${text.replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
-      return or([
-        sql`t.description ILIKE ${pattern}`,
-        sql`EXISTS (SELECT 1 FROM ${racks} r WHERE r.id = t.rack_id AND (r.name ILIKE ${pattern} OR r.facility_id ILIKE ${pattern}))`,
-        sql`EXISTS (SELECT 1 FROM ${users} u WHERE u.id = t.user_id AND NOT u.deleted AND u.data->>'username' ILIKE ${pattern})`,
-      ]);
-    },
-  };
+  return searchFilter((pattern) => [
+    sql`t.description ILIKE ${pattern}`,
+    sql`EXISTS (SELECT 1 FROM ${racks} r WHERE r.id = t.rack_id AND (r.name ILIKE ${pattern} OR r.facility_id ILIKE ${pattern}))`,
+    sql`EXISTS (SELECT 1 FROM ${users} u WHERE u.id = t.user_id AND NOT u.deleted AND u.data->>'username' ILIKE ${pattern})`,
+  ]);
 }
 
 /** The rack's units, NetBox's `Rack.units`: starting_unit … starting_unit + u_height − 1 (whole units; half units never hold a reservation). */

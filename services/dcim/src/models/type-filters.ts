@@ -1,26 +1,17 @@
 import { sql, raw, or, type FilterDef } from '@inventory/filtering';
-import type { ServiceContext } from '@inventory/rest';
+import { searchFilter, type ServiceContext } from '@inventory/rest';
 import { manufacturer } from './manufacturer';
 
 /** `q` of device and module types: the manufacturer's name, model, part number, description, comments. */
 export function typeSearchFilter(ctx: ServiceContext): FilterDef {
   const makers = raw(ctx.db.table(manufacturer.table));
-  return {
-    kind: 'method',
-    name: 'q',
-    apply: (values) => {
-      const text = values[values.length - 1]?.trim();
-      if (!text) return undefined;
-      const pattern = `%${text.replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
-      return or([
-        sql`t.model ILIKE ${pattern}`,
-        sql`t.part_number ILIKE ${pattern}`,
-        sql`t.description ILIKE ${pattern}`,
-        sql`t.comments ILIKE ${pattern}`,
-        sql`EXISTS (SELECT 1 FROM ${makers} m WHERE m.id = t.manufacturer_id AND m.name ILIKE ${pattern})`,
-      ]);
-    },
-  };
+  return searchFilter((pattern) => [
+    sql`t.model ILIKE ${pattern}`,
+    sql`t.part_number ILIKE ${pattern}`,
+    sql`t.description ILIKE ${pattern}`,
+    sql`t.comments ILIKE ${pattern}`,
+    sql`EXISTS (SELECT 1 FROM ${makers} m WHERE m.id = t.manufacturer_id AND m.name ILIKE ${pattern})`,
+  ]);
 }
 
 /**

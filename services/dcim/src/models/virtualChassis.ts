@@ -1,6 +1,6 @@
 import { ValidationError } from '@inventory/core';
-import { sql, raw, or } from '@inventory/filtering';
-import { capture, defineModel, f, keyResolver, noteTouched, type ModelDef, type Row, type WriteContext } from '@inventory/rest';
+import { sql, raw } from '@inventory/filtering';
+import { capture, defineModel, f, searchFilter, keyResolver, noteTouched, type ModelDef, type Row, type WriteContext } from '@inventory/rest';
 import { SITE_SCOPE_HOPS } from './site-scope';
 import { device } from './device';
 
@@ -33,21 +33,12 @@ export const virtualChassis: ModelDef = defineModel({
       { kind: 'relation', name: 'site', expr: ofMaster('site_id'), resolve: keyResolver(ctx, 'dcim.site', 'slug', false), keyType: 'string' },
       { kind: 'relation', name: 'tenant_id', expr: ofMaster('tenant_id'), resolve: keyResolver(ctx, 'tenancy.tenant', 'id', false), keyType: 'integer' },
       { kind: 'relation', name: 'tenant', expr: ofMaster('tenant_id'), resolve: keyResolver(ctx, 'tenancy.tenant', 'slug', false), keyType: 'string' },
-      {
-        kind: 'method',
-        name: 'q',
-        apply: (values) => {
-          const text = values[values.length - 1]?.trim();
-          if (!text) return undefined;
-          const p = `%${text.replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
-          return or([
-            sql`t.name ILIKE ${p}`,
-            sql`t.description ILIKE ${p}`,
-            sql`t.domain ILIKE ${p}`,
-            sql`EXISTS (SELECT 1 FROM ${devices} d WHERE d.virtual_chassis_id = t.id AND d.name ILIKE ${p})`,
-          ]);
-        },
-      },
+      searchFilter((p) => [
+        sql`t.name ILIKE ${p}`,
+        sql`t.description ILIKE ${p}`,
+        sql`t.domain ILIKE ${p}`,
+        sql`EXISTS (SELECT 1 FROM ${devices} d WHERE d.virtual_chassis_id = t.id AND d.name ILIKE ${p})`,
+      ]),
     ];
   },
   hooks: {

@@ -7,6 +7,7 @@ import { outbox } from './0005_outbox';
 import { outboxIndexes } from './0006_outbox_indexes';
 import { outboxReference } from './0007_outbox_reference';
 import { configContexts } from './0008_config_contexts';
+import { outboxJson } from './0009_outbox_json';
 
 /** In order; each entry is frozen once released (docs/decisions/005-frozen-migrations.md). */
-export const migrations: Migration[] = [initial, indexNames, objectVersions, objectChanges, outbox, outboxIndexes, outboxReference, configContexts];
+export const migrations: Migration[] = [initial, indexNames, objectVersions, objectChanges, outbox, outboxIndexes, outboxReference, configContexts, outboxJson];

@@ -6,6 +6,7 @@ import { outbox } from './0004_outbox';
 import { outboxIndexes } from './0005_outbox_indexes';
 import { outboxReference } from './0006_outbox_reference';
 import { processedEvents } from './0007_processed_events';
+import { outboxJson } from './0008_outbox_json';
 
 /** In order; each entry is frozen once released (docs/decisions/005-frozen-migrations.md). */
-export const migrations: Migration[] = [initial, indexNames, objectVersions, outbox, outboxIndexes, outboxReference, processedEvents];
+export const migrations: Migration[] = [initial, indexNames, objectVersions, outbox, outboxIndexes, outboxReference, processedEvents, outboxJson];

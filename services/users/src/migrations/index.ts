@@ -7,6 +7,7 @@ import { outbox } from './0005_outbox';
 import { outboxIndexes } from './0006_outbox_indexes';
 import { outboxReference } from './0007_outbox_reference';
 import { processedEvents } from './0008_processed_events';
+import { outboxJson } from './0009_outbox_json';
 
 /** In order; each entry is frozen once released (docs/decisions/005-frozen-migrations.md). */
 export const migrations: Migration[] = [
@@ -18,4 +19,5 @@ export const migrations: Migration[] = [
   outboxIndexes,
   outboxReference,
   processedEvents,
+  outboxJson,
 ];

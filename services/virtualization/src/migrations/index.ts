@@ -1,6 +1,7 @@
 import type { Migration } from '@inventory/rest';
 import { initial } from './0001_initial';
 import { configTemplates } from './0002_config_templates';
+import { outboxJson } from './0003_outbox_json';
 
 /** In order; each entry is frozen once released (docs/decisions/005-frozen-migrations.md). */
-export const migrations: Migration[] = [initial, configTemplates];
+export const migrations: Migration[] = [initial, configTemplates, outboxJson];

@@ -1,6 +1,6 @@
 import { ValidationError } from '@inventory/core';
-import { sql, raw, or, type Sql } from '@inventory/filtering';
-import { defineModel, f, ids, projection, relatedId, treeIds, TENANT_GROUP_HOPS, type ModelDef, type Row, type ServiceContext, type WriteContext } from '@inventory/rest';
+import { sql, raw, type Sql } from '@inventory/filtering';
+import { defineModel, f, searchFilter, ids, projection, relatedId, treeIds, TENANT_GROUP_HOPS, type ModelDef, type Row, type ServiceContext, type WriteContext } from '@inventory/rest';
 import { VIRTUAL_MACHINE_STATUS } from './choices';
 import { macFilter } from './mac';
 import { CLUSTER_HOPS, SITE_SCOPE_HOPS } from './scope';
@@ -90,23 +90,13 @@ function machineFilters(ctx: ServiceContext) {
     macFilter('mac_address', sql`i.mac_address`, (cond: Sql) => sql`EXISTS (SELECT 1 FROM ${interfaces} i WHERE i.virtual_machine_id = t.id AND ${cond})`),
     { kind: 'boolean' as const, name: 'has_primary_ip', expr: sql`(t.primary_ip4_id IS NOT NULL OR t.primary_ip6_id IS NOT NULL)` },
     { kind: 'boolean' as const, name: 'local_context_data', expr: sql`(t.local_context_data IS NOT NULL)` },
-    {
-      // name, description or comments contain it, or a primary address starts with it
-      kind: 'method' as const,
-      name: 'q',
-      apply: (values: string[]) => {
-        const text = values[values.length - 1]?.trim();
-        if (!text) return undefined;
-        const escaped = text.replace(/[\\%_]/g, (m) => `\\${m}`);
-        const contains = `%${escaped}%`;
-        return or([
-          sql`t.name ILIKE ${contains}`,
-          sql`t.description ILIKE ${contains}`,
-          sql`t.comments ILIKE ${contains}`,
-          sql`EXISTS (SELECT 1 FROM ${addresses} a WHERE NOT a.deleted AND a.id IN (t.primary_ip4_id, t.primary_ip6_id) AND a.data->>'address' LIKE ${`${escaped}%`})`,
-        ]);
-      },
-    },
+    // name, description or comments contain it, or a primary address starts with it
+    searchFilter((contains, escaped) => [
+      sql`t.name ILIKE ${contains}`,
+      sql`t.description ILIKE ${contains}`,
+      sql`t.comments ILIKE ${contains}`,
+      sql`EXISTS (SELECT 1 FROM ${addresses} a WHERE NOT a.deleted AND a.id IN (t.primary_ip4_id, t.primary_ip6_id) AND a.data->>'address' LIKE ${`${escaped}%`})`,
+    ]),
   ];
 }
 

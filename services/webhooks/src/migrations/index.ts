@@ -2,6 +2,7 @@ import type { Migration } from '@inventory/rest';
 import { initial } from './0001_initial';
 import { deliveryIndexes } from './0002_delivery_indexes';
 import { deliveryContextText } from './0003_delivery_context_text';
+import { outboxJson } from './0004_outbox_json';
 
 /** In order; each entry is frozen once released (docs/decisions/005-frozen-migrations.md). */
-export const migrations: Migration[] = [initial, deliveryIndexes, deliveryContextText];
+export const migrations: Migration[] = [initial, deliveryIndexes, deliveryContextText, outboxJson];
