@@ -3,7 +3,7 @@ import { NotFound, ValidationError, sendJson } from '@inventory/core';
 import { sql, raw } from '@inventory/filtering';
 import { baseUrl, fetchByIds, identityOf, objectUrl, parseId, represent, requirePermission, type ModelDef, type Queryable, type Row, type ServiceContext } from '@inventory/rest';
 import { nestedNodes } from './cabled';
-import { CIRCUIT_TERMINATION, TERMINATION_TABLES, destinationsOf, node, parseNode, pathsByIds, pathsThrough, type PathNode } from './paths';
+import { TERMINATION_TABLES, destinationsOf, node, parseNode, pathsByIds, pathsThrough, type PathNode } from './paths';
 
 /**
  * dcim's own read endpoints over cable paths (NetBox's PathEndpointMixin
@@ -21,7 +21,6 @@ export function cablingRoutes(app: Express, ctx: ServiceContext): void {
     if (model) app.get(`/api/dcim/${model.endpoint}/:id/paths/`, (req, res) => paths(ctx, model, req, res));
   }
   app.get('/api/dcim/connected-device/', (req, res) => connectedDevice(ctx, req, res));
-  app.get('/internal/cable-paths/circuit-termination', (req, res) => circuitTerminationPaths(ctx, req, res));
 }
 
 /** The object the path names, within what the caller may view; 404 otherwise. */
@@ -103,11 +102,11 @@ async function trace(ctx: ServiceContext, model: ModelDef, req: Request, res: Re
 /** PassThroughPortMixin.paths(): every stored path through the port, each hop as nested objects. */
 async function paths(ctx: ServiceContext, model: ModelDef, req: Request, res: Response): Promise<void> {
   const row = await visible(ctx, model, req, res);
-  sendJson(res, 200, await pathsThrough_(ctx, node(model.label, Number(row.id)), baseUrl(req, ctx.settings.publicUrl)));
+  sendJson(res, 200, await pathsAnswer(ctx, node(model.label, Number(row.id)), baseUrl(req, ctx.settings.publicUrl)));
 }
 
 /** The `paths/` answer for any node: NetBox's CablePathSerializer over every stored path through it. */
-async function pathsThrough_(ctx: ServiceContext, through: PathNode, base: string): Promise<unknown[]> {
+async function pathsAnswer(ctx: ServiceContext, through: PathNode, base: string): Promise<unknown[]> {
   const found = await pathsThrough(ctx, ctx.db, [through]);
   const nested = await nestedNodes(ctx, found.flatMap((p) => p.path.flat()), base, ctx.db);
   return found.map((p) => ({
@@ -117,18 +116,6 @@ async function pathsThrough_(ctx: ServiceContext, through: PathNode, base: strin
     is_complete: p.isComplete,
     is_split: p.isSplit,
   }));
-}
-
-/**
- * For the circuits service (a service identity only, as every /internal/
- * route): the paths through one of its circuit terminations, which it
- * serves as `GET /api/circuits/circuit-terminations/{id}/paths/`.
- * `?id=<termination id>&base=<the API base of the request it answers>`.
- */
-async function circuitTerminationPaths(ctx: ServiceContext, req: Request, res: Response): Promise<void> {
-  const id = parseId(req.query.id);
-  const base = typeof req.query.base === 'string' ? req.query.base.replace(/\/+$/, '') : baseUrl(req, ctx.settings.publicUrl);
-  sendJson(res, 200, await pathsThrough_(ctx, node(CIRCUIT_TERMINATION, id), base));
 }
 
 /** ConnectedDeviceViewSet: the device at the far end of a peer device's interface. */

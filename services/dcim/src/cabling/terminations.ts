@@ -226,10 +226,10 @@ export async function saveEnds(wctx: WriteContext, cable: number, given: Partial
 }
 
 /**
- * Before cables are deleted (the engine has already cleared `cable_id` on
- * their objects, each with its event): the objects' `cable_end` is
- * cleared, the terminations go, and the paths through the cables are
- * traced again (NetBox's CableTermination delete signal).
+ * Before cables are deleted: the objects on their ends lose `cable` and
+ * `cable_end` (each an update with its event), the terminations go, and the
+ * paths through the cables are traced again (NetBox's CableTermination
+ * delete signal). The engine's SET_NULL rule then finds nothing left to clear.
  */
 export async function deleteEnds(wctx: WriteContext, cables: number[]): Promise<void> {
   const ctx = wctx.service;
@@ -237,12 +237,12 @@ export async function deleteEnds(wctx: WriteContext, cables: number[]): Promise<
   const ends = await wctx.tx.query(sql`SELECT * FROM ${table} WHERE cable = ANY(${cables}::bigint[]) ORDER BY id FOR UPDATE`);
   await endsChanged(wctx, { deleted: ends });
   const rows = await wctx.tx.query(sql`DELETE FROM ${table} WHERE cable = ANY(${cables}::bigint[]) RETURNING termination_type, termination_id`);
-  const byType = new Map<string, number[]>();
-  for (const r of rows) byType.set(String(r.termination_type), [...(byType.get(String(r.termination_type)) ?? []), Number(r.termination_id)]);
-  for (const [type, ids] of byType) {
-    const t = TERMINATION_TABLES[type];
-    if (t) await wctx.tx.query(sql`UPDATE ${raw(ctx.db.table(t))} SET cable_id = NULL, cable_end = '' WHERE id = ANY(${ids}::bigint[])`);
-  }
+  await mirror(
+    wctx,
+    rows.map((r) => ({ type: String(r.termination_type), id: Number(r.termination_id) })),
+    null,
+    '',
+  );
   await retraceThrough(ctx, wctx.tx, cables.map((c) => node('dcim.cable', c)));
 }
 
