@@ -205,21 +205,24 @@ export function configContextQuery(ctx: ServiceContext, model: ModelDef, rowIds:
   const rowColumns = criteria.map(([, expr], i) => sql`${expr} AS ${ident(`c${i}`)}`);
   const contextColumns = criteria.map(([c]) => sql`${fn(IDS)}(p.data->${c}) AS ${ident(c)}`);
   const matches = criteria.map(([c], i) => sql` AND (cardinality(c.${ident(c)}) = 0 OR c.${ident(c)} && r.${ident(`c${i}`)})`);
+  // rows that match the same contexts (most of a page) share one merge: the matched ids are grouped first
   return sql`
     WITH r AS (
       SELECT t.id, t.${ident(local)} AS local${rowColumns.length ? sql`, ${join(rowColumns, ', ')}` : raw('')}
         FROM ${raw(ctx.db.table(model.table))} t WHERE t.id = ANY(${rowIds}::bigint[])
     ), c AS MATERIALIZED (
-      SELECT p.data->'data' AS data, COALESCE((p.data->>'weight')::int, 1000) AS weight, COALESCE(p.data->>'name', '') AS name
+      SELECT p.id AS cid, p.data->'data' AS data, COALESCE((p.data->>'weight')::int, 1000) AS weight, COALESCE(p.data->>'name', '') AS name
              ${contextColumns.length ? sql`, ${join(contextColumns, ', ')}` : raw('')}
         FROM ${projection(ctx, CONFIG_CONTEXT_LABEL)} p
        WHERE NOT p.deleted AND COALESCE((p.data->>'is_active')::boolean, TRUE) AND jsonb_typeof(p.data->'data') = 'object'
+    ), m AS (
+      SELECT r.id, r.local, ARRAY(SELECT c.cid FROM c WHERE TRUE${join(matches, '')} ORDER BY c.weight, c.name, c.cid) AS ids FROM r
+    ), g AS (
+      SELECT s.ids, (SELECT ${fn(AGG)}(c.data ORDER BY u.n) FROM unnest(s.ids) WITH ORDINALITY AS u(cid, n) JOIN c ON c.cid = u.cid) AS merged
+        FROM (SELECT DISTINCT ids FROM m) s
     )
-    SELECT r.id, ${fn(MERGE)}(
-             (SELECT ${fn(AGG)}(c.data ORDER BY c.weight, c.name) FROM c WHERE TRUE${join(matches, '')}),
-             CASE WHEN jsonb_typeof(r.local) = 'object' THEN r.local END
-           ) AS config_context
-      FROM r`;
+    SELECT m.id, CASE WHEN jsonb_typeof(m.local) = 'object' THEN ${fn(MERGE)}(g.merged, m.local) ELSE g.merged END AS config_context
+      FROM m JOIN g ON g.ids = m.ids`;
 }
 
 /** The rendered config contexts of a page of rows, by id: one statement. */
