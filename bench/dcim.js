@@ -66,6 +66,20 @@ async function measure(name, url, headers, smallUrl) {
   };
 }
 
+/** Waits (up to 10 minutes) until dcim's outbox is published and extras' change log stops growing. */
+async function settle(db) {
+  const end = Date.now() + 600_000;
+  const count = async (q) => (await db.query(q)).rows[0].n;
+  while (Date.now() < end && (await count('SELECT count(*)::int AS n FROM dcim._outbox WHERE sent_at IS NULL')) > 0) await new Promise((r) => setTimeout(r, 1000));
+  let last = -1;
+  for (;;) {
+    const n = await count('SELECT count(*)::int AS n FROM extras.object_change');
+    if (n === last || Date.now() > end) return;
+    last = n;
+    await new Promise((r) => setTimeout(r, 3000));
+  }
+}
+
 async function main() {
   const [pg, rabbit] = await Promise.all([startPostgres({ log: () => undefined }), startRabbitMQ({ log: () => undefined })]);
   const db = new Client({ connectionString: pg.url });
@@ -145,6 +159,8 @@ async function main() {
       cable({ object_type: 'dcim.frontport', object_id: f1.id }, { object_type: 'dcim.interface', object_id: ifB.id }),
     ]);
 
+    // reads are measured on a quiet system: the relay has published every event and extras' change log has taken them
+    await settle(db);
     const deviceIds = (await json(d('/api/dcim/devices/?limit=21&ordering=id&brief=1'), H)).results.map((o) => o.id);
     const reads = [
       await measure('devices, complete with config contexts', d('/api/dcim/devices/?limit=1000'), H, d('/api/dcim/devices/?limit=50')),

@@ -206,8 +206,9 @@ export function configContextQuery(ctx: ServiceContext, model: ModelDef, rowIds:
   const contextColumns = criteria.map(([c]) => sql`${fn(IDS)}(p.data->${c}) AS ${ident(c)}`);
   const matches = criteria.map(([c], i) => sql` AND (cardinality(c.${ident(c)}) = 0 OR c.${ident(c)} && r.${ident(`c${i}`)})`);
   // rows that match the same contexts (most of a page) share one merge: the matched ids are grouped first
+  // each row's criteria are computed once (materialized): inlined, they would run again for every context compared
   return sql`
-    WITH r AS (
+    WITH r AS MATERIALIZED (
       SELECT t.id, t.${ident(local)} AS local${rowColumns.length ? sql`, ${join(rowColumns, ', ')}` : raw('')}
         FROM ${raw(ctx.db.table(model.table))} t WHERE t.id = ANY(${rowIds}::bigint[])
     ), c AS MATERIALIZED (
