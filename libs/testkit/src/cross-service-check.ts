@@ -69,7 +69,8 @@ export function crossServiceTests(
       const byId = ok(await ctx.api.post(ctx.path, { ...(await ctx.make()), [name]: target.id }), 201, `${name}: by id`).body;
       // the target's key: its slug, or what the reference's filter names it by (a user's username)
       const key = field.filterKey === undefined ? 'slug' : field.filterKey;
-      const attr = key ?? 'slug';
+      // a reference with no key filter is written by the target's slug, or its name where it has none (a config template)
+      const attr = key ?? (target.slug !== undefined ? 'slug' : 'name');
       const byAttrs = ok(await ctx.api.post(ctx.path, { ...(await ctx.make()), [name]: { [attr]: target[attr] } }), 201, `${name}: by attributes`).body;
       for (const made of [byId, byAttrs]) expect([name, made[name]?.id, made[name]?.display]).toEqual([name, target.id, target.display]);
       const detail = ok(await ctx.api.get(`${ctx.path}${byId.id}/`), 200, `${name}: detail`).body;

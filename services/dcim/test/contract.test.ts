@@ -235,7 +235,7 @@ runModelContract('platform', {
     { body: { name: 'no slug' }, field: 'slug' },
   ],
   brief: ['name', 'slug', 'device_count', 'virtualmachine_count'],
-  targets: { 'extras.configtemplate': (i) => ({ name: `Xref template ${i}`, template_code: 'hostname {{ device.name }}' }) },
+  targets: { 'extras.configtemplate': (i) => ({ name: `Xref platform template ${i}`, template_code: 'hostname {{ device.name }}' }) },
   filters: [
     { query: () => 'manufacturer=platform-maker', expect: (o) => o.filter((x) => x.manufacturer) },
     { query: () => 'manufacturer_id=null', expect: (o) => o.filter((x) => !x.manufacturer) },
