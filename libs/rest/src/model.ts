@@ -131,7 +131,7 @@ export interface ModelHooks {
   decorate?: (
     rows: Row[],
     out: Record<string, unknown>[],
-    ctx: { brief: boolean; service: ServiceContext; q: Queryable; base?: string; wants?: (key: string) => boolean },
+    ctx: { brief: boolean; service: ServiceContext; q: Queryable; base: string; wants?: (key: string) => boolean },
   ) => Promise<void> | void;
   /**
    * Runs inside an update's transaction once the row (and its tree position)

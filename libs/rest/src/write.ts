@@ -26,8 +26,8 @@ export interface Prepared {
 
 type Errors = Record<string, unknown>;
 
-/** Runs a lookup once per request for the same key. */
-function memo<T>(wctx: WriteContext, key: string, fn: () => Promise<T>): Promise<T> {
+/** Runs a lookup once per request for the same key (a bulk write names the same objects again and again). */
+export function memo<T>(wctx: WriteContext, key: string, fn: () => Promise<T>): Promise<T> {
   wctx.memo ??= new Map();
   let hit = wctx.memo.get(key) as Promise<T> | undefined;
   if (!hit) {

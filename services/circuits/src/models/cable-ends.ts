@@ -47,9 +47,9 @@ export function cableFilters(ctx: ServiceContext): FilterDef[] {
  * form), its end, the objects at the cable's other end (`link_peers`) and
  * their type, and `_occupied`, last on the wire.
  */
-export async function decorateCableEnds(rows: Row[], out: Row[], c: { brief: boolean; service: ServiceContext; q: Queryable; base?: string }): Promise<void> {
+export async function decorateCableEnds(rows: Row[], out: Row[], c: { brief: boolean; service: ServiceContext; q: Queryable; base: string }): Promise<void> {
   const ctx = c.service;
-  const base = c.base ?? String(out[0]?.url ?? '').replace(/\/api\/.*$/, '');
+  const base = c.base;
   const ids = rows.map((r) => Number(r.id));
   const mine = projectedModels(ctx).has(CABLE_END_LABEL)
     ? await c.q.query(sql`SELECT * FROM (${ownEnds(ctx)}) o WHERE o.tid = ANY(${ids}::bigint[])`)

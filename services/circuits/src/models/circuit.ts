@@ -1,12 +1,11 @@
 import { ValidationError } from '@inventory/core';
 import { sql, raw, type FilterDef } from '@inventory/filtering';
-import { defineModel, f, nestedFor, objectUrl, TENANT_GROUP_HOPS, type ModelDef, type Row, type ServiceContext, type WriteContext } from '@inventory/rest';
+import { defineModel, f, ilike, searchFilter, nestedFor, objectUrl, TENANT_GROUP_HOPS, type ModelDef, type Row, type ServiceContext, type WriteContext } from '@inventory/rest';
 import { CIRCUIT_STATUS } from './choices';
 import { circuitTermination } from './circuitTermination';
 import { providerAccount } from './providerAccount';
-import { ilike, searchFilter } from './search';
+
 import { circuitReach, terminationFilters } from './termination-filters';
-import { baseOf } from './urls';
 
 export const circuit: ModelDef = defineModel({
   label: 'circuits.circuit',
@@ -44,11 +43,11 @@ export const circuit: ModelDef = defineModel({
   contacts: true,
   hooks: {
     validate: (row, _existing, wctx) => checkAccount(row, wctx),
-    decorate: async (rows, out, { brief, service, q, wants }) => {
+    decorate: async (rows, out, { brief, service, q, base, wants }) => {
       if (brief || rows.length === 0) return;
       const sides = (['A', 'Z'] as const).filter((side) => wants?.(`termination_${side.toLowerCase()}`) !== false);
       if (!sides.length) return;
-      const ends = await terminationsOf(service, rows, sides, baseOf(out[0]), q);
+      const ends = await terminationsOf(service, rows, sides, base, q);
       rows.forEach((row, i) => {
         for (const side of sides) out[i][`termination_${side.toLowerCase()}`] = ends.get(`${Number(row.id)}:${side}`) ?? null;
       });

@@ -1,8 +1,7 @@
 import { ValidationError } from '@inventory/core';
 import { sql, raw, type FilterDef } from '@inventory/filtering';
-import { defineModel, f, type Hop, type ModelDef, type Row, type ServiceContext } from '@inventory/rest';
+import { defineModel, f, ilike, searchFilter, type Hop, type ModelDef, type Row, type ServiceContext } from '@inventory/rest';
 import { TERMINATION_SIDE } from './choices';
-import { ilike, searchFilter } from './search';
 import { CABLE_READS, cableFields, cableFilters, decorateCableEnds } from './cable-ends';
 
 /**

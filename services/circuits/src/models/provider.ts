@@ -1,10 +1,9 @@
 import { sql, raw, type FilterDef } from '@inventory/filtering';
 import { ValidationError } from '@inventory/core';
-import { defineModel, f, keyResolver, represent, type ModelDef, type ServiceContext } from '@inventory/rest';
+import { defineModel, f, ilike, searchFilter, keyResolver, represent, type ModelDef, type ServiceContext } from '@inventory/rest';
 import { providerAccount } from './providerAccount';
-import { ilike, searchFilter } from './search';
+
 import { providerReach, terminationFilters } from './termination-filters';
-import { baseOf } from './urls';
 
 export const provider: ModelDef = defineModel({
   label: 'circuits.provider',
@@ -30,13 +29,13 @@ export const provider: ModelDef = defineModel({
   contacts: true,
   hooks: {
     // `accounts`: every provider's accounts of the page in one statement, in the accounts' order
-    decorate: async (rows, out, { brief, service, q, wants }) => {
+    decorate: async (rows, out, { brief, service, q, base, wants }) => {
       if (brief || rows.length === 0 || wants?.('accounts') === false) return;
       const ids = rows.map((r) => Number(r.id));
       const accounts = await q.query(
         sql`SELECT * FROM ${raw(service.db.table(providerAccount.table))} WHERE provider_id = ANY(${ids}::bigint[]) ORDER BY provider_id, account, id`,
       );
-      const nested = await represent(service, providerAccount, accounts, 'nested', baseOf(out[0]), q);
+      const nested = await represent(service, providerAccount, accounts, 'nested', base, q);
       const byProvider = new Map<number, unknown[]>();
       accounts.forEach((a, i) => byProvider.set(Number(a.provider_id), [...(byProvider.get(Number(a.provider_id)) ?? []), nested[i]]));
       rows.forEach((row, i) => {

@@ -65,8 +65,6 @@ export async function nestedNodes(ctx: ServiceContext, nodes: PathNode[], base: 
   return out;
 }
 
-const baseOf = (out: Row[], given?: string) => given ?? String(out[0]?.url ?? '').replace(/\/api\/.*$/, '');
-
 /**
  * The decorate step of a cabled model: `_occupied` (and `cable_end`, which
  * reads `""` when uncabled), link peers from the cable terminations, and on
@@ -76,7 +74,7 @@ const baseOf = (out: Row[], given?: string) => given ?? String(out[0]?.url ?? ''
 export function decorateCabled(endpoint: boolean, connectionStatus = false): NonNullable<ModelHooks['decorate']> {
   return async (rows, out, { brief, service, q, base, wants }) => {
     const shown = (k: string) => wants?.(k) !== false;
-    const root = baseOf(out, base);
+    const root = base;
     const cabled = (r: Row) => r.cable_id !== null && r.cable_id !== undefined;
     if (brief) {
       if (connectionStatus && shown('connection_status')) {

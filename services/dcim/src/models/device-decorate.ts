@@ -5,7 +5,7 @@ interface DecorateContext {
   brief: boolean;
   service: ServiceContext;
   q: Queryable;
-  base?: string;
+  base: string;
   wants?: (key: string) => boolean;
 }
 
@@ -30,7 +30,7 @@ export async function decorateDevices(rows: Row[], out: Row[], c: DecorateContex
 
 /** `{id, url, display, name, device_bay: {id, url, display, device, name}}` of the parent each device is installed in. */
 async function parentDevices(rows: Row[], out: Row[], c: DecorateContext): Promise<void> {
-  const base = c.base ?? '';
+  const base = c.base;
   const bays = await c.q.query(sql`
     SELECT b.id, b.name, b.label, b.device_id, b.installed_device_id FROM ${raw(c.service.db.table('device_bay'))} b
      WHERE b.installed_device_id = ANY(${rows.map((r) => Number(r.id))}::bigint[])`);

@@ -1,6 +1,6 @@
 import { ValidationError } from '@inventory/core';
 import { sql, raw } from '@inventory/filtering';
-import { capture, noteTouched, projection, projectedModels, type Row, type WriteContext } from '@inventory/rest';
+import { capture, memo, noteTouched, projection, projectedModels, type Row, type WriteContext } from '@inventory/rest';
 
 const isSet = (v: unknown) => v !== null && v !== undefined && v !== '';
 const fail = (field: string, message: string): never => {
@@ -20,18 +20,10 @@ function halfUnits(from: number, to: number): number[] {
   return out;
 }
 
-/** Once per request for the same key: a bulk create of 100 devices of one type in one rack reads them once. */
-function once<T>(wctx: WriteContext, key: string, read: () => Promise<T>): Promise<T> {
-  wctx.memo ??= new Map();
-  let hit = wctx.memo.get(key) as Promise<T> | undefined;
-  if (!hit) wctx.memo.set(key, (hit = read()));
-  return hit;
-}
-
 /** What the rules read about the objects a device names, in one statement (once per request for the same objects). */
 function related(row: Row, wctx: WriteContext): Promise<Row> {
   const key = ['device-related', row.site_id, row.rack_id, row.location_id, row.device_type_id, row.platform_id].map((v) => String(v ?? null)).join(':');
-  return once(wctx, key, () => readRelated(row, wctx));
+  return memo(wctx, key, () => readRelated(row, wctx));
 }
 
 async function readRelated(row: Row, wctx: WriteContext): Promise<Row> {
@@ -208,14 +200,14 @@ export async function deviceDefaults(columns: Row, existing: Row | null, wctx: W
   const merged = { ...(existing ?? {}), ...columns };
   const t = (name: string) => raw(wctx.service.db.table(name));
   if (!existing && (!merged.airflow || !isSet(merged.platform_id))) {
-    const [dt] = await once(wctx, `device-type-defaults:${String(merged.device_type_id)}`, () =>
+    const [dt] = await memo(wctx, `device-type-defaults:${String(merged.device_type_id)}`, () =>
       wctx.tx.query(sql`SELECT airflow, default_platform_id FROM ${t('device_type')} WHERE id = ${merged.device_type_id}`),
     );
     if (dt && !merged.airflow) columns.airflow = dt.airflow;
     if (dt && !isSet(merged.platform_id) && dt.default_platform_id !== null) columns.platform_id = dt.default_platform_id;
   }
   if (isSet(merged.rack_id) && ('rack_id' in columns || 'location_id' in columns)) {
-    const [rack] = await once(wctx, `rack-location:${String(merged.rack_id)}`, () => wctx.tx.query(sql`SELECT location_id FROM ${t('rack')} WHERE id = ${merged.rack_id}`));
+    const [rack] = await memo(wctx, `rack-location:${String(merged.rack_id)}`, () => wctx.tx.query(sql`SELECT location_id FROM ${t('rack')} WHERE id = ${merged.rack_id}`));
     if (rack?.location_id !== null && rack?.location_id !== undefined) columns.location_id = rack.location_id;
   }
 }

@@ -35,7 +35,7 @@ export const moduleBay: ModelDef = defineModel({
       out.forEach((rep, i) => {
         const m = byBay.get(String(rows[i].id));
         rep.installed_module = m
-          ? { id: Number(m.id), url: `${c.base ?? ''}/api/dcim/modules/${String(m.id)}/`, display: `${String(m.bay)}: ${String(m.model)} (${String(m.id)})`, serial: m.serial }
+          ? { id: Number(m.id), url: `${c.base}/api/dcim/modules/${String(m.id)}/`, display: `${String(m.bay)}: ${String(m.model)} (${String(m.id)})`, serial: m.serial }
           : null;
       });
     },

@@ -13,6 +13,7 @@ import {
   type Row,
   type ServiceContext,
 } from '@inventory/rest';
+import { DEVICE_FACE } from '../models/choices';
 import { device } from '../models/device';
 import { rack } from '../models/rack';
 import { renderElevationSvg } from './elevation-svg';
@@ -41,7 +42,7 @@ export interface Mounted {
   visible: boolean;
 }
 
-const FACES: Record<string, string> = { front: 'Front', rear: 'Rear' };
+const FACES: Record<string, string> = Object.fromEntries(DEVICE_FACE);
 const toTenths = (v: number) => Math.round(v * 10);
 /** `U42` for a whole unit, `U42.5` for a half. */
 const unitName = (tenths: number) => (tenths % 10 ? `U${(tenths / 10).toFixed(1)}` : `U${tenths / 10}`);
