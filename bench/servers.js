@@ -13,6 +13,7 @@ const FACTORIES = {
   dcim: () => require('@inventory/dcim').createService,
   circuits: () => require('@inventory/circuits').createService,
   virtualization: () => require('@inventory/virtualization').createService,
+  ipam: () => require('@inventory/ipam').createService,
 };
 
 async function main() {

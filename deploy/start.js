@@ -22,6 +22,7 @@ const SERVICES = {
   dcim: () => require('@inventory/dcim').createService,
   circuits: () => require('@inventory/circuits').createService,
   virtualization: () => require('@inventory/virtualization').createService,
+  ipam: () => require('@inventory/ipam').createService,
   extras: () => require('@inventory/extras').createService,
   webhooks: () => (base) => { const w = require('@inventory/webhooks'); return w.createService(readConfig(w.webhooksConfig, { ...process.env, ...base })); },
 };

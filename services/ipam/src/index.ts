@@ -1,0 +1,2 @@
+export { createService } from './service';
+export * as ipamModels from './models';

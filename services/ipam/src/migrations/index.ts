@@ -1,0 +1,5 @@
+import type { Migration } from '@inventory/rest';
+import { initial } from './0001_initial';
+
+/** In order; each entry is frozen once released (docs/decisions/005-frozen-migrations.md). */
+export const migrations: Migration[] = [initial];

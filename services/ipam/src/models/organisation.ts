@@ -1,0 +1,74 @@
+import { defineModel, f, TENANT_GROUP_HOPS, type ModelDef } from '@inventory/rest';
+
+/** Regional Internet Registries: who allocated an aggregate or an ASN. */
+export const rir: ModelDef = defineModel({
+  label: 'ipam.rir',
+  endpoint: 'rirs',
+  verboseName: 'RIR',
+  fields: {
+    name: f.name(100, { unique: true }),
+    slug: f.slug(100, { unique: true }),
+    is_private: f.boolean(false),
+    description: f.description(),
+  },
+  brief: ['name', 'slug'],
+  display: (row) => String(row.name),
+  ordering: ['name'],
+  search: ['name', 'slug', 'description'],
+});
+
+/** The functional role of a prefix, IP range or VLAN. */
+export const role: ModelDef = defineModel({
+  label: 'ipam.role',
+  endpoint: 'roles',
+  verboseName: 'role',
+  fields: {
+    name: f.name(100, { unique: true }),
+    slug: f.slug(100, { unique: true }),
+    weight: f.integer({ min: 0, max: 32767, default: 1000 }),
+    description: f.description(),
+  },
+  brief: ['name', 'slug'],
+  display: (row) => String(row.name),
+  ordering: ['weight', 'name'],
+  search: ['name', 'slug', 'description'],
+});
+
+/** A BGP route target (RFC 4360), imported and exported by VRFs. */
+export const routeTarget: ModelDef = defineModel({
+  label: 'ipam.routetarget',
+  endpoint: 'route-targets',
+  table: 'route_target',
+  verboseName: 'route target',
+  fields: {
+    name: f.name(21, { unique: true }),
+    tenant: f.fk('tenancy.tenant', 'PROTECT', { nullable: true, hops: TENANT_GROUP_HOPS }),
+    description: f.description(),
+    comments: f.comments(),
+  },
+  brief: ['name'],
+  display: (row) => String(row.name),
+  ordering: ['name'],
+  search: ['name', 'description'],
+});
+
+/** A routing table: prefixes and addresses are unique per VRF (when it enforces it). */
+export const vrf: ModelDef = defineModel({
+  label: 'ipam.vrf',
+  endpoint: 'vrfs',
+  verboseName: 'VRF',
+  fields: {
+    name: f.name(100),
+    rd: f.string(21, { nullable: true, unique: true, label: 'Route distinguisher' }),
+    tenant: f.fk('tenancy.tenant', 'PROTECT', { nullable: true, hops: TENANT_GROUP_HOPS }),
+    enforce_unique: f.boolean(true),
+    description: f.description(),
+    comments: f.comments(),
+    import_targets: f.m2m('ipam.routetarget', 'vrf_import_targets', { idFilter: 'import_target_id', filterKey: 'name', filterName: 'import_target' }),
+    export_targets: f.m2m('ipam.routetarget', 'vrf_export_targets', { idFilter: 'export_target_id', filterKey: 'name', filterName: 'export_target' }),
+  },
+  brief: ['name', 'rd'],
+  display: (row) => (row.rd ? `${row.name} (${row.rd})` : String(row.name)),
+  ordering: ['name', 'rd', 'id'],
+  search: ['name', 'rd', 'description'],
+});

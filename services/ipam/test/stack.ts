@@ -1,0 +1,33 @@
+import { bootStack, type Client, type Stack } from '@inventory/testkit';
+import { createService as ipam } from '@inventory/ipam';
+import { createService as dcim } from '@inventory/dcim';
+import { createService as tenancy } from '@inventory/tenancy';
+import { createService as extras } from '@inventory/extras';
+import { createService as users } from '@inventory/users';
+
+export type Obj = Record<string, any>;
+
+/**
+ * ipam with what it references (extras, tenancy, users, dcim), booted
+ * for the calling suite: `api()` is ipam' client, `made` POSTs a body
+ * that must be created (to ipam unless another client is given) and
+ * returns it.
+ */
+export function ipamSuite(): { stack: () => Stack; api: () => Client; made: (path: string, body: Obj | Obj[], client?: Client) => Promise<any> } {
+  let stack: Stack;
+  let api: Client;
+  beforeAll(async () => {
+    stack = await bootStack({ extras, tenancy, users, dcim, ipam });
+    api = stack.client('ipam');
+  });
+  afterAll(() => stack?.stop());
+  return {
+    stack: () => stack,
+    api: () => api,
+    async made(path, body, client = api) {
+      const r = await client.post(path, body);
+      if (r.status !== 201) throw new Error(`POST ${path}: ${r.status} ${r.text}`);
+      return r.body;
+    },
+  };
+}
