@@ -17,6 +17,8 @@
  *  - for each read: requests/s, p50 and p99 under a closed-loop load
  *    (load.js) and statements per request (X-Query-Count) at two page sizes.
  * Run: `npm run build && node bench/dcim.js`; results in bench/results/dcim.json.
+ * BENCH_HOLD=1 stops after the setup, printing the database and service URLs,
+ * until SIGINT (to profile by hand), then measures.
  */
 const os = require('node:os');
 const { Client } = require('pg');
@@ -78,6 +80,12 @@ async function settle(db) {
     last = n;
     await new Promise((r) => setTimeout(r, 3000));
   }
+}
+
+/** BENCH_HOLD=1: keeps the world up for profiling (prints where it is) until SIGINT, then measures as usual. */
+async function hold(where) {
+  process.stdout.write(`${JSON.stringify(where)}\n`);
+  await new Promise((r) => process.once('SIGINT', r));
 }
 
 async function main() {
@@ -161,6 +169,7 @@ async function main() {
 
     // reads are measured on a quiet system: the relay has published every event and extras' change log has taken them
     await settle(db);
+    if (process.env.BENCH_HOLD) await hold({ database: pg.url, ...urls });
     const deviceIds = (await json(d('/api/dcim/devices/?limit=21&ordering=id&brief=1'), H)).results.map((o) => o.id);
     const reads = [
       await measure('devices, complete with config contexts', d('/api/dcim/devices/?limit=1000'), H, d('/api/dcim/devices/?limit=50')),

@@ -63,12 +63,21 @@ interface Queryable {
 /** Appends events to the outbox inside the caller's transaction (one statement), and wakes the relay at commit. */
 export async function writeOutbox(tx: Queryable, schema: string, events: ChangeEvent[]): Promise<void> {
   if (!events.length) return;
+  await appendOutbox(tx, schema, events);
+  await notifyOutbox(tx, schema);
+}
+
+/** One INSERT of events into the outbox, in the caller's transaction. */
+export async function appendOutbox(tx: Queryable, schema: string, events: ChangeEvent[]): Promise<void> {
   const table = raw(`${quoteIdent(schema)}.${quoteIdent(OUTBOX_TABLE)}`);
   await tx.query(sql`
     INSERT INTO ${table} (id, event, model, object_id, version, timestamp, username, request_id, data, snapshots, reference)
     SELECT * FROM json_to_recordset(${JSON.stringify(events)}::json)
       AS e(id uuid, event varchar, model varchar, object_id bigint, version bigint, timestamp timestamptz, username varchar, request_id varchar,
            data json, snapshots json, reference json)`);
-  // delivered only if the transaction commits
+}
+
+/** Wakes the relay when the caller's transaction commits (a NOTIFY is delivered only then). */
+export async function notifyOutbox(tx: Queryable, schema: string): Promise<void> {
   await tx.query(sql`SELECT pg_notify(${outboxChannel(schema)}, '')`);
 }

@@ -1,4 +1,5 @@
-import { newEventId, writeOutbox, type ChangeEvent, type EventKind } from '@inventory/events';
+import { appendOutbox, newEventId, notifyOutbox, type ChangeEvent, type EventKind } from '@inventory/events';
+import type { Queryable } from './db';
 import { columnOf } from './fields';
 import { isoDateTime } from './format';
 import type { ModelDef } from './model';
@@ -43,11 +44,9 @@ const keyOf = (model: ModelDef, id: unknown) => `${model.label}:${String(id)}`;
  */
 export function snapshotOf(model: ModelDef, row: Row, rep: Row | undefined): Row {
   const out: Row = { id: Number(row.id) };
-  for (const [name, field] of Object.entries(model.fields)) {
-    if (field.writeOnly) continue;
-    const column = columnOf(name, field);
+  for (const [name, column] of snapshotPlan(model)) {
     if (column) out[name] = row[column] ?? null;
-    else if (field.type === 'm2m') out[name] = (rep && linkedIds(rep, name)) ?? ((rep?.[name] as Row[] | undefined) ?? []).map((o) => (typeof o === 'object' && o ? o.id : o));
+    else out[name] = (rep && linkedIds(rep, name)) ?? ((rep?.[name] as Row[] | undefined) ?? []).map((o) => (typeof o === 'object' && o ? o.id : o));
   }
   if (model.customFields) out.custom_fields = row.custom_field_data ?? {};
   if (model.tags) out.tags = ((rep?.tags as Row[] | undefined) ?? []).map((t) => t.name);
@@ -56,6 +55,22 @@ export function snapshotOf(model: ModelDef, row: Row, rep: Row | undefined): Row
     out.last_updated = isoDateTime(row.last_updated);
   }
   return out;
+}
+
+/** Per model, the snapshot's fields in order with their columns (null: an m2m, as ids): worked out once, not per object. */
+const plans = new WeakMap<ModelDef, [string, string | null][]>();
+function snapshotPlan(model: ModelDef): [string, string | null][] {
+  let plan = plans.get(model);
+  if (!plan) {
+    plan = [];
+    for (const [name, field] of Object.entries(model.fields)) {
+      if (field.writeOnly) continue;
+      const column = columnOf(name, field);
+      if (column || field.type === 'm2m') plan.push([name, column]);
+    }
+    plans.set(model, plan);
+  }
+  return plan;
 }
 
 export interface Recorded {
@@ -71,15 +86,57 @@ export interface Recorded {
  * them to the outbox. Changes and representations returned are the model's own.
  */
 export async function recordChanges(ctx: ServiceContext, model: ModelDef, wctx: WriteContext, touched: Touched): Promise<Recorded> {
-  const events: ChangeEvent[] = [];
+  const events = new OutboxWriter(wctx.tx, ctx.name);
   const seen = new Set<string>();
   const own = await recordGroup(ctx, model, wctx, touched, events, seen);
   for (const other of wctx.also ?? []) await recordGroup(ctx, other.model, wctx, other.touched, events, seen);
-  await writeOutbox(wctx.tx, ctx.name, events);
+  await events.done();
   return own;
 }
 
-async function recordGroup(ctx: ServiceContext, model: ModelDef, wctx: WriteContext, touched: Touched, events: ChangeEvent[], seen: Set<string>): Promise<Recorded> {
+/** Events per outbox INSERT: a bulk write's events go in several, sent while the next ones are built. */
+const OUTBOX_CHUNK = 1000;
+
+/**
+ * The events of one write, appended to the outbox in chunks as they are
+ * made: PostgreSQL stores one chunk while the next is built (the statements
+ * queue on the transaction's connection, in order), and the relay is woken
+ * once at the end.
+ */
+class OutboxWriter {
+  private buffer: ChangeEvent[] = [];
+  private readonly sent: Promise<void>[] = [];
+  private any = false;
+
+  constructor(
+    private readonly tx: Queryable,
+    private readonly schema: string,
+  ) {}
+
+  push(event: ChangeEvent): void {
+    this.buffer.push(event);
+    this.any = true;
+    if (this.buffer.length >= OUTBOX_CHUNK) this.flush();
+  }
+
+  private flush(): void {
+    if (!this.buffer.length) return;
+    const chunk = this.buffer;
+    this.buffer = [];
+    const sent = appendOutbox(this.tx, this.schema, chunk);
+    // awaited in done(); a failure meanwhile must not surface as an unhandled rejection
+    sent.catch(() => undefined);
+    this.sent.push(sent);
+  }
+
+  async done(): Promise<void> {
+    this.flush();
+    await Promise.all(this.sent);
+    if (this.any) await notifyOutbox(this.tx, this.schema);
+  }
+}
+
+async function recordGroup(ctx: ServiceContext, model: ModelDef, wctx: WriteContext, touched: Touched, events: OutboxWriter, seen: Set<string>): Promise<Recorded> {
   const { tx } = wctx;
   const before = new Map<number, Row>();
   for (const r of [...(touched.updated ?? []), ...(touched.deleted ?? [])]) before.set(Number(r.id), r);

@@ -218,7 +218,7 @@ export function configContextQuery(ctx: ServiceContext, model: ModelDef, rowIds:
        WHERE NOT p.deleted AND COALESCE((p.data->>'is_active')::boolean, TRUE) AND jsonb_typeof(p.data->'data') = 'object'
     ), m AS (
       SELECT r.id, r.local, ARRAY(SELECT c.cid FROM c WHERE TRUE${join(matches, '')} ORDER BY c.weight, c.name, c.cid) AS ids FROM r
-    ), g AS (
+    ), g AS MATERIALIZED (
       SELECT s.ids, (SELECT ${fn(AGG)}(c.data ORDER BY u.n) FROM unnest(s.ids) WITH ORDINALITY AS u(cid, n) JOIN c ON c.cid = u.cid) AS merged
         FROM (SELECT DISTINCT ids FROM m) s
     )

@@ -4,7 +4,16 @@
 export function isoDateTime(value: unknown): string | null {
   if (value === null || value === undefined) return null;
   if (value instanceof Date) return value.toISOString().replace('.000Z', 'Z');
-  const s = String(value);
+  // rows of one write share their timestamps: the last answer is kept
+  if (value === lastStamp[0]) return lastStamp[1];
+  const out = isoStamp(String(value));
+  lastStamp = [value, out];
+  return out;
+}
+
+let lastStamp: [unknown, string] = [undefined, ''];
+
+function isoStamp(s: string): string {
   const m = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2})(\.\d+)?(?:([+-]\d{2})(?::?(\d{2}))?|Z)?$/.exec(s);
   if (!m) return s;
   const frac = m[3] && !/^\.0+$/.test(m[3]) ? m[3] : '';
