@@ -204,9 +204,12 @@ export function configContextQuery(ctx: ServiceContext, model: ModelDef, rowIds:
   const local = localContextField(model);
   const rowColumns = criteria.map(([, expr], i) => sql`${expr} AS ${ident(`c${i}`)}`);
   const contextColumns = criteria.map(([c]) => sql`${fn(IDS)}(p.data->${c}) AS ${ident(c)}`);
-  const matches = criteria.map(([c], i) => sql` AND (cardinality(c.${ident(c)}) = 0 OR c.${ident(c)} && r.${ident(`c${i}`)})`);
-  // rows that match the same contexts (most of a page) share one merge: the matched ids are grouped first
-  // each row's criteria are computed once (materialized): inlined, they would run again for every context compared
+  const matches = criteria.map(([c], i) => sql` AND (cardinality(c.${ident(c)}) = 0 OR c.${ident(c)} && k.${ident(`c${i}`)})`);
+  const keys = criteria.map((_, i) => ident(`c${i}`));
+  const sameKey = criteria.map((_, i) => sql` AND k.${ident(`c${i}`)} = r.${ident(`c${i}`)}`);
+  // each row's criteria are computed once (materialized): inlined, they would run again for every context compared;
+  // rows with the same criteria (most of a page: same site, role, platform, tags) are matched once (k),
+  // and rows that match the same contexts share one merge (g)
   return sql`
     WITH r AS MATERIALIZED (
       SELECT t.id, t.${ident(local)} AS local${rowColumns.length ? sql`, ${join(rowColumns, ', ')}` : raw('')}
@@ -216,11 +219,14 @@ export function configContextQuery(ctx: ServiceContext, model: ModelDef, rowIds:
              ${contextColumns.length ? sql`, ${join(contextColumns, ', ')}` : raw('')}
         FROM ${projection(ctx, CONFIG_CONTEXT_LABEL)} p
        WHERE NOT p.deleted AND COALESCE((p.data->>'is_active')::boolean, TRUE) AND jsonb_typeof(p.data->'data') = 'object'
+    ), k AS MATERIALIZED (
+      SELECT k.*, ARRAY(SELECT c.cid FROM c WHERE TRUE${join(matches, '')} ORDER BY c.weight, c.name, c.cid) AS ids
+        FROM (SELECT DISTINCT ${keys.length ? join(keys, ', ') : raw('1 AS one')} FROM r) k
     ), m AS (
-      SELECT r.id, r.local, ARRAY(SELECT c.cid FROM c WHERE TRUE${join(matches, '')} ORDER BY c.weight, c.name, c.cid) AS ids FROM r
+      SELECT r.id, r.local, k.ids FROM r JOIN k ON TRUE${join(sameKey, '')}
     ), g AS MATERIALIZED (
       SELECT s.ids, (SELECT ${fn(AGG)}(c.data ORDER BY u.n) FROM unnest(s.ids) WITH ORDINALITY AS u(cid, n) JOIN c ON c.cid = u.cid) AS merged
-        FROM (SELECT DISTINCT ids FROM m) s
+        FROM (SELECT DISTINCT ids FROM k) s
     )
     SELECT m.id, CASE WHEN jsonb_typeof(m.local) = 'object' THEN ${fn(MERGE)}(g.merged, m.local) ELSE g.merged END AS config_context
       FROM m JOIN g ON g.ids = m.ids`;

@@ -1,5 +1,5 @@
 import { sql, raw } from '@inventory/filtering';
-import type { ChoiceField, FieldDef } from './fields';
+import type { Choice, ChoiceField, FieldDef } from './fields';
 import { isoDateTime } from './format';
 import { renderCustomFields } from './customfields';
 import type { ModelDef } from './model';
@@ -20,8 +20,19 @@ export function objectUrl(ctx: ServiceContext, model: ModelDef, base: string, id
 export function renderChoice(field: ChoiceField, value: unknown): unknown {
   if (value === null || value === undefined || value === '') return null;
   if (field.plain) return value;
-  const hit = field.choices.find(([v]) => v === value);
-  return { value, label: hit ? hit[1] : '' };
+  return { value, label: labelsOf(field).get(value) ?? '' };
+}
+
+/** Per choice field, its labels by value (an interface's type has some 200 choices: no scan per row). */
+const labelIndex = new WeakMap<readonly Choice[], Map<unknown, string>>();
+function labelsOf(field: ChoiceField): Map<unknown, string> {
+  let labels = labelIndex.get(field.choices);
+  if (!labels) {
+    labels = new Map();
+    for (const [v, label] of field.choices) if (!labels.has(v)) labels.set(v, label);
+    labelIndex.set(field.choices, labels);
+  }
+  return labels;
 }
 
 function renderScalar(field: FieldDef, value: unknown): unknown {
