@@ -64,6 +64,14 @@ export interface ModelDef {
   tags: boolean;
   customFields: boolean;
   timestamps: boolean;
+  /** `created` reads as a date (`YYYY-MM-DD`), not a datetime: the seed's prefixes and IP addresses. */
+  createdAsDate?: boolean;
+  /**
+   * Ordering terms that are SQL over the row (alias `t`) rather than a
+   * field: an address's host (`HOST(t.address)::inet`), a prefix's VRF id
+   * with the global table first. Named in `ordering` like fields.
+   */
+  orderExpressions?: Record<string, string>;
   /** Self-referencing `parent` tree with _depth (NetBox's MPTT models). */
   tree: boolean;
   counts: Record<string, CountDef>;
