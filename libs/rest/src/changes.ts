@@ -1,6 +1,7 @@
 import { newEventId, writeOutbox, type ChangeEvent, type EventKind } from '@inventory/events';
 import { columnOf } from './fields';
 import { isoDateTime } from './format';
+import { networkText } from './network';
 import type { ModelDef } from './model';
 import { fetchByIds } from './query';
 import type { ServiceContext } from './registry';
@@ -46,7 +47,7 @@ export function snapshotOf(model: ModelDef, row: Row, rep: Row | undefined): Row
   for (const [name, field] of Object.entries(model.fields)) {
     if (field.writeOnly) continue;
     const column = columnOf(name, field);
-    if (column) out[name] = row[column] ?? null;
+    if (column) out[name] = field.type === 'cidr' || field.type === 'inet' ? networkText(row[column]) : (row[column] ?? null);
     else if (field.type === 'm2m') out[name] = (rep && linkedIds(rep, name)) ?? ((rep?.[name] as Row[] | undefined) ?? []).map((o) => (typeof o === 'object' && o ? o.id : o));
   }
   if (model.customFields) out.custom_fields = row.custom_field_data ?? {};
