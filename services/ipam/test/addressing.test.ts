@@ -87,4 +87,151 @@ describe('prefix hierarchy', () => {
   });
 });
 
-export { eventually, listed, get, aVrf };
+/** The names (keys of `objs`) of the objects a list returns, sorted. */
+async function found(path: string, objs: Record<string, Obj>): Promise<string[]> {
+  const ids = await listed(path);
+  return Object.entries(objs)
+    .filter(([, o]) => ids.includes(o.id))
+    .map(([k]) => k)
+    .sort();
+}
+
+describe('filters on network values (hand-computed answers)', () => {
+  let A: Obj;
+  let B: Obj;
+  const p: Record<string, Obj> = {};
+  const a: Record<string, Obj> = {};
+  const r: Record<string, Obj> = {};
+  beforeAll(async () => {
+    const rt = await made(`${I}/route-targets/`, { name: '65100:777' });
+    A = await aVrf({ enforce_unique: false, import_targets: [rt.id] });
+    B = await aVrf({ export_targets: [rt.id] });
+    const pre = async (k: string, prefix: string, extra: Obj = {}) => (p[k] = await made(`${I}/prefixes/`, { prefix, vrf: A.id, ...extra }));
+    await pre('p1', '10.0.0.0/8', { status: 'container' });
+    await pre('p2', '10.0.0.0/16');
+    await pre('p3', '10.0.5.0/24');
+    await pre('p4', '192.168.0.0/16', { description: 'Lab net' });
+    await pre('p5', '2001:db8::/32');
+    await pre('p6', '2001:db8:ab::/48');
+    await pre('p7', '10.0.0.0/24', { vrf: B.id });
+    const addr = async (k: string, address: string, extra: Obj = {}) => (a[k] = await made(`${I}/ip-addresses/`, { address, vrf: A.id, ...extra }));
+    await addr('a1', '10.0.5.1/24');
+    await addr('a2', '10.0.5.1/32', { dns_name: 'Host.Example.com' });
+    await addr('a3', '10.0.6.20/24');
+    await addr('a4', '192.168.1.1/24', { description: 'gateway' });
+    await addr('a5', '2001:db8:ab::1/64');
+    await addr('a6', '2001:db8:cd::5/64', { status: 'slaac' });
+    await addr('b1', '10.9.9.9/24', { vrf: B.id });
+    const range = async (k: string, start: string, end: string) => (r[k] = await made(`${I}/ip-ranges/`, { start_address: start, end_address: end, vrf: A.id }));
+    await range('r1', '10.0.5.10/24', '10.0.5.20/24');
+    await range('r2', '10.0.6.1/24', '10.0.6.100/24');
+    await range('r3', '2001:db8:ab::10/64', '2001:db8:ab::ff/64');
+  });
+
+  test('when prefixes are filtered by containment, mask, family, depth and text, then the answers are the hand-computed ones', async () => {
+    const q = (query: string) => found(`${I}/prefixes/?vrf_id=${A.id}&${query}`, p);
+    expect(await q('within=10.0.0.0/8')).toEqual(['p2', 'p3']);
+    expect(await q('within=10.0.0.1/8')).toEqual(['p2', 'p3']);
+    expect(await q('within_include=10.0.0.0/8')).toEqual(['p1', 'p2', 'p3']);
+    expect(await q('within=bogus')).toEqual([]);
+    expect(await q('within=')).toEqual(['p1', 'p2', 'p3', 'p4', 'p5', 'p6']);
+    expect(await q('contains=10.0.5.7')).toEqual(['p1', 'p2', 'p3']);
+    expect(await q('contains=10.0.0.0/16')).toEqual(['p1', 'p2']);
+    expect(await q('contains=2001:db8:ab:1::1')).toEqual(['p5', 'p6']);
+    expect(await q('contains=2001:db8::/32')).toEqual(['p5']);
+    expect(await q('contains=nope')).toEqual([]);
+    expect(await q('mask_length=16')).toEqual(['p2', 'p4']);
+    expect(await q('mask_length=16&mask_length=48')).toEqual(['p2', 'p4', 'p6']);
+    expect(await q('mask_length__gte=24')).toEqual(['p3', 'p5', 'p6']);
+    expect(await q('mask_length__lte=16')).toEqual(['p1', 'p2', 'p4']);
+    expect(await q('family=6')).toEqual(['p5', 'p6']);
+    expect(await q('family=4')).toEqual(['p1', 'p2', 'p3', 'p4']);
+    expect(await q('depth=1')).toEqual(['p2', 'p6']);
+    expect(await q('depth__gte=1')).toEqual(['p2', 'p3', 'p6']);
+    expect(await q('children__gt=0')).toEqual(['p1', 'p2', 'p5']);
+    expect(await q('prefix=10.0.0.0/16')).toEqual(['p2']);
+    expect(await q('prefix=10.0.0.1/16')).toEqual([]);
+    expect(await q('prefix=10.0.0.0/16&prefix=2001:db8::/32')).toEqual(['p2', 'p5']);
+    expect(await q('q=Lab')).toEqual(['p4']);
+    expect(await q('q=10.0.')).toEqual(['p1', 'p2', 'p3']);
+    expect(await q('q=10.0.5.9')).toEqual(['p1', 'p2', 'p3']);
+    expect(await q('q=2001:db8:ab::/48')).toEqual(['p5', 'p6']);
+    expect(await q('status=container')).toEqual(['p1']);
+    // B's prefix is present in A (B exports a target A imports), not A's in B
+    expect(await found(`${I}/prefixes/?present_in_vrf_id=${A.id}`, p)).toEqual(['p1', 'p2', 'p3', 'p4', 'p5', 'p6', 'p7']);
+    expect(await found(`${I}/prefixes/?present_in_vrf=${A.rd}`, p)).toEqual(['p1', 'p2', 'p3', 'p4', 'p5', 'p6', 'p7']);
+    expect(await found(`${I}/prefixes/?present_in_vrf_id=${B.id}`, p)).toEqual(['p7']);
+    expect(await found(`${I}/prefixes/?vrf=${B.rd}`, p)).toEqual(['p7']);
+    expect(await found(`${I}/prefixes/?vrf_id=null`, p)).toEqual([]);
+    expect(await found(`${I}/prefixes/?vrf_id=null&vrf_id=${B.id}`, p)).toEqual(['p7']);
+    expect((await suite.api().get(`${I}/prefixes/?present_in_vrf_id=999999`)).status).toBe(400);
+    expect((await suite.api().get(`${I}/prefixes/?mask_length=x`)).status).toBe(400);
+  });
+
+  test('when IP addresses are filtered by parent, address, mask, family and text, then the answers are the hand-computed ones', async () => {
+    const q = (query: string) => found(`${I}/ip-addresses/?vrf_id=${A.id}&${query}`, a);
+    expect(await q('parent=10.0.5.0/24')).toEqual(['a1', 'a2']);
+    expect(await q('parent=10.0.0.0/16')).toEqual(['a1', 'a2', 'a3']);
+    expect(await q('parent=10.0.5.0/24&parent=192.168.0.0/16')).toEqual(['a1', 'a2', 'a4']);
+    expect(await q('parent=2001:db8:ab::/48')).toEqual(['a5']);
+    expect(await q('parent=10.0.5.0/24&parent=bogus')).toEqual([]);
+    expect(await q('address=10.0.5.1')).toEqual(['a1', 'a2']);
+    expect(await q('address=10.0.5.1/24')).toEqual(['a1']);
+    expect(await q('address=10.0.5.1/24&address=192.168.1.1')).toEqual(['a1', 'a4']);
+    expect(await q('address=2001:DB8:AB:0::1')).toEqual(['a5']);
+    expect(await q('address=nope')).toEqual([]);
+    expect(await q('mask_length=24')).toEqual(['a1', 'a3', 'a4']);
+    expect(await q('mask_length__gte=64')).toEqual(['a5', 'a6']);
+    expect(await q('mask_length__lte=24')).toEqual(['a1', 'a3', 'a4']);
+    expect(await q('family=6')).toEqual(['a5', 'a6']);
+    expect(await q('q=host.example')).toEqual(['a2']);
+    expect(await q('q=10.0.5')).toEqual(['a1', 'a2']);
+    expect(await q('q=GATE')).toEqual(['a4']);
+    expect(await q('status=slaac')).toEqual(['a6']);
+    expect(await q('assigned_to_interface=false')).toEqual(['a1', 'a2', 'a3', 'a4', 'a5', 'a6']);
+    expect(await q('assigned=true')).toEqual([]);
+    expect(await found(`${I}/ip-addresses/?present_in_vrf_id=${A.id}`, a)).toEqual(['a1', 'a2', 'a3', 'a4', 'a5', 'a6', 'b1']);
+    // by host only: a mask takes no part (the two 10.0.5.1 tie, then by id)
+    expect(await listed(`${I}/ip-addresses/?vrf_id=${A.id}`, 'address')).toEqual([
+      '10.0.5.1/24',
+      '10.0.5.1/32',
+      '10.0.6.20/24',
+      '192.168.1.1/24',
+      '2001:db8:ab::1/64',
+      '2001:db8:cd::5/64',
+    ]);
+    expect(a.a2).toMatchObject({ dns_name: 'host.example.com', display: '10.0.5.1/32', family: { value: 4, label: 'IPv4' }, role: null, assigned_object: null, nat_outside: [] });
+    expect(a.a2.created).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+  });
+
+  test('when IP ranges are filtered, then contains compares in inet order (mask-sensitive) and parent needs both bounds inside', async () => {
+    expect(r.r1).toMatchObject({ display: '10.0.5.10-20/24', size: 11, family: { value: 4, label: 'IPv4' }, start_address: '10.0.5.10/24' });
+    expect(r.r3).toMatchObject({ display: '2001:db8:ab::10-ff/64', size: 240 });
+    const q = (query: string) => found(`${I}/ip-ranges/?vrf_id=${A.id}&${query}`, r);
+    expect(await q('contains=10.0.5.15/24')).toEqual(['r1']);
+    expect(await q('contains=10.0.5.15')).toEqual([]);
+    expect(await q('contains=2001:db8:ab::20/64')).toEqual(['r3']);
+    expect(await q('parent=10.0.0.0/16')).toEqual(['r1', 'r2']);
+    expect(await q('parent=10.0.5.0/24')).toEqual(['r1']);
+    expect(await q('parent=10.0.5.0/28')).toEqual([]);
+    expect(await q('parent=2001:db8::/32')).toEqual(['r3']);
+    expect(await q('family=6')).toEqual(['r3']);
+    expect(await q('q=10.0.5')).toEqual(['r1']);
+    expect(await q('q=10.0.6.1/24')).toEqual(['r2']);
+    expect(await q('start_address=10.0.5.10')).toEqual(['r1']);
+    expect(await q('end_address=10.0.6.100/24')).toEqual(['r2']);
+  });
+
+  test('when a range is invalid or overlaps another of its VRF, then NetBox\'s messages refuse it', async () => {
+    const post = (start: string, end: string, vrf: number | null = A.id) => suite.api().post(`${I}/ip-ranges/`, { start_address: start, end_address: end, vrf });
+    expect((await post('10.0.5.15/24', '10.0.5.30/24')).body).toEqual({ __all__: [`Defined addresses overlap with range 10.0.5.10-20/24 in VRF ${A.name} (${A.rd})`] });
+    expect((await post('10.0.5.1/24', '10.0.5.200/24')).body).toEqual({ __all__: [`Defined addresses overlap with range 10.0.5.10-20/24 in VRF ${A.name} (${A.rd})`] });
+    expect((await post('10.0.5.15/24', '10.0.5.30/24', B.id)).status).toBe(201);
+    expect((await post('10.0.7.9/24', '10.0.7.1/24')).body).toEqual({ end_address: ['Ending address must be greater than the starting address (10.0.7.9/24)'] });
+    expect((await post('10.0.7.1/24', '10.0.7.9/25')).body).toEqual({ end_address: ['Starting and ending IP address masks must match'] });
+    expect((await post('10.0.7.1/24', '2001:db8::9/24')).body).toEqual({ end_address: ['Starting and ending IP address versions must match'] });
+    expect((await post('2001:db8:f::/64', '2001:db8:f::1:0:0/64')).body).toEqual({ __all__: ['Defined range exceeds maximum supported size (4294967295)'] });
+  });
+});
+
+export { eventually };
