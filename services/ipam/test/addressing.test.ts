@@ -234,4 +234,93 @@ describe('filters on network values (hand-computed answers)', () => {
   });
 });
 
+describe('aggregates', () => {
+  test('when aggregates would overlap, have host bits or a /0 mask, then NetBox\'s messages refuse them; the prefix filter normalises', async () => {
+    const rir = await made(`${I}/rirs/`, { name: 'Agg RIR', slug: 'agg-rir' });
+    const g1 = await made(`${I}/aggregates/`, { prefix: '203.0.113.0/24', rir: rir.id, date_added: '2024-05-06' });
+    const g2 = await made(`${I}/aggregates/`, { prefix: '2001:db8::/32', rir: rir.id });
+    expect(g1).toMatchObject({ display: '203.0.113.0/24', family: { value: 4, label: 'IPv4' }, date_added: '2024-05-06', rir: { id: rir.id, slug: 'agg-rir' } });
+    const post = (prefix: string) => suite.api().post(`${I}/aggregates/`, { prefix, rir: rir.id });
+    expect((await post('203.0.113.128/25')).body).toEqual({ prefix: ['Aggregates cannot overlap. 203.0.113.128/25 is already covered by an existing aggregate (203.0.113.0/24).'] });
+    expect((await post('203.0.113.0/24')).body).toEqual({ prefix: ['Aggregates cannot overlap. 203.0.113.0/24 is already covered by an existing aggregate (203.0.113.0/24).'] });
+    expect((await post('203.0.0.0/16')).body).toEqual({ prefix: ['Prefixes cannot overlap aggregates. 203.0.0.0/16 covers an existing aggregate (203.0.113.0/24).'] });
+    expect((await post('203.0.114.5/24')).body).toEqual({ prefix: ['203.0.114.5/24 is not a valid prefix. Did you mean 203.0.114.0/24?'] });
+    expect((await post('0.0.0.0/0')).body).toEqual({ prefix: ['Cannot create aggregate with /0 mask.'] });
+    expect((await post('not-an-ip')).body).toEqual({ prefix: ['Invalid IP address format: not-an-ip'] });
+    // an update may keep its own prefix
+    expect((await suite.api().patch(`${I}/aggregates/${g1.id}/`, { prefix: '203.0.113.0/24', description: 'kept' })).status).toBe(200);
+    const byId = { g1, g2 };
+    expect(await found(`${I}/aggregates/?prefix=203.0.113.7/24`, byId)).toEqual(['g1']);
+    expect(await found(`${I}/aggregates/?prefix=bogus`, byId)).toEqual([]);
+    expect(await found(`${I}/aggregates/?family=6`, byId)).toEqual(['g2']);
+    expect(await found(`${I}/aggregates/?q=203.0.113.9`, byId)).toEqual(['g1']);
+    expect(await found(`${I}/aggregates/?q=db8`, byId)).toEqual(['g2']);
+    expect((await get(`${I}/rirs/${rir.id}/`)).aggregate_count).toBe(2);
+    expect((await get(`${I}/aggregates/${g2.id}/?brief=1`))).toEqual({ id: g2.id, url: g2.url, display: '2001:db8::/32', family: 6, prefix: '2001:db8::/32' });
+    expect((await suite.api().delete(`${I}/rirs/${rir.id}/`)).status).toBe(409);
+  });
+});
+
+describe('uniqueness', () => {
+  test('when a prefix is repeated in the global table or in a VRF that enforces it, then it is refused naming the table; elsewhere it is not', async () => {
+    const strict = await aVrf();
+    const loose = await aVrf({ enforce_unique: false });
+    await made(`${I}/prefixes/`, { prefix: '172.16.0.0/12' });
+    expect((await suite.api().post(`${I}/prefixes/`, { prefix: '172.16.0.0/12' })).body).toEqual({ prefix: ['Duplicate prefix found in global table: 172.16.0.0/12'] });
+    const first = await made(`${I}/prefixes/`, { prefix: '172.16.0.0/12', vrf: strict.id });
+    expect((await suite.api().post(`${I}/prefixes/`, { prefix: '172.16.0.0/12', vrf: strict.id })).body).toEqual({
+      prefix: [`Duplicate prefix found in VRF ${strict.name} (${strict.rd}): 172.16.0.0/12`],
+    });
+    await made(`${I}/prefixes/`, [{ prefix: '172.16.0.0/12', vrf: loose.id }, { prefix: '172.16.0.0/12', vrf: loose.id }]);
+    // an update onto another's prefix is a duplicate too; a bulk create of two equal ones is refused whole
+    const other = await made(`${I}/prefixes/`, { prefix: '172.17.0.0/16', vrf: strict.id });
+    expect((await suite.api().patch(`${I}/prefixes/${other.id}/`, { prefix: '172.16.0.0/12' })).status).toBe(400);
+    expect((await suite.api().patch(`${I}/prefixes/${first.id}/`, { description: 'same prefix, same object' })).status).toBe(200);
+    const bulk = await suite.api().post(`${I}/prefixes/`, [{ prefix: '172.18.0.0/16' }, { prefix: '172.18.0.0/16' }]);
+    expect(bulk.status).toBe(400);
+    expect(await listed(`${I}/prefixes/?prefix=172.18.0.0/16`)).toEqual([]);
+    expect((await get(`${I}/vrfs/${loose.id}/`)).prefix_count).toBe(2);
+    expect((await get(`${I}/vrfs/${loose.id}/?brief=1`)).prefix_count).toBe(2);
+  });
+
+  test('when an address repeats a host (any mask) in an enforcing table, then it is refused unless every one has a non-unique role', async () => {
+    await made(`${I}/ip-addresses/`, { address: '198.51.100.5/24' });
+    expect((await suite.api().post(`${I}/ip-addresses/`, { address: '198.51.100.5/25' })).body).toEqual({ address: ['Duplicate IP address found in global table: 198.51.100.5/24'] });
+    await made(`${I}/ip-addresses/`, { address: '198.51.100.7/24', role: 'anycast' });
+    await made(`${I}/ip-addresses/`, { address: '198.51.100.7/24', role: 'vip' });
+    expect((await suite.api().post(`${I}/ip-addresses/`, { address: '198.51.100.7/24', role: 'loopback' })).status).toBe(400);
+    const v6 = await made(`${I}/ip-addresses/`, { address: '2001:db8:99::1' });
+    expect(v6.address).toBe('2001:db8:99::1/128');
+    expect((await suite.api().post(`${I}/ip-addresses/`, { address: '2001:DB8:99::1/64' })).body).toEqual({ address: ['Duplicate IP address found in global table: 2001:db8:99::1/128'] });
+    const bulk = await suite.api().post(`${I}/ip-addresses/`, [{ address: '198.51.100.8/24' }, { address: '198.51.100.8/32' }]);
+    expect(bulk.status).toBe(400);
+    expect(await listed(`${I}/ip-addresses/?address=198.51.100.8`)).toEqual([]);
+  });
+
+  test('when the same address is created by concurrent requests, then exactly one is stored', async () => {
+    const replies = await Promise.all(Array.from({ length: 8 }, (_, i) => suite.api().post(`${I}/ip-addresses/`, { address: `198.51.100.9/${24 + (i % 4)}` })));
+    expect(replies.filter((r) => r.status === 201)).toHaveLength(1);
+    expect(replies.filter((r) => r.status === 400)).toHaveLength(7);
+    expect(await listed(`${I}/ip-addresses/?address=198.51.100.9`)).toHaveLength(1);
+    const prefixes = await Promise.all(Array.from({ length: 6 }, () => suite.api().post(`${I}/prefixes/`, { prefix: '172.20.0.0/16' })));
+    expect(prefixes.filter((r) => r.status === 201)).toHaveLength(1);
+  });
+
+  test('when an address breaks a field rule, then NetBox\'s messages name the field', async () => {
+    const post = (body: Obj) => suite.api().post(`${I}/ip-addresses/`, body);
+    expect((await post({ address: '0.0.0.0/0' })).body).toEqual({ address: ['Cannot create IP address with /0 mask.'] });
+    expect((await post({ address: '192.0.2.300/24' })).body).toEqual({ address: ['Invalid IP address format: 192.0.2.300/24'] });
+    expect((await post({ address: '192.0.2.50/24', status: 'slaac' })).body).toEqual({ status: ['Only IPv6 addresses can be assigned SLAAC status'] });
+    expect((await post({ address: '192.0.2.51/24', dns_name: 'bad name' })).body).toEqual({
+      dns_name: ['Only alphanumeric characters, asterisks, hyphens, periods, and underscores are allowed in DNS names'],
+    });
+    expect((await post({ address: '192.0.2.52/24', dns_name: '*.Wild_card-1.example.' })).body.dns_name).toBe('*.wild_card-1.example.');
+    expect((await post({ address: '192.0.2.53/24', assigned_object_id: 5 })).status).toBe(400);
+    expect((await post({ address: '192.0.2.54/24', assigned_object_type: 'dcim.interface', assigned_object_id: 999999 })).body).toEqual({
+      assigned_object_id: ['Related object not found using the provided numeric ID: 999999'],
+    });
+    expect((await post({ address: '192.0.2.55/24', assigned_object_type: 'dcim.site', assigned_object_id: 1 })).status).toBe(400);
+  });
+});
+
 export { eventually };
