@@ -164,6 +164,12 @@ export interface ModelHooks {
    * run it.
    */
   afterWrite?: (touched: Touched, ctx: WriteContext) => Promise<void>;
+  /**
+   * The nested representation taken from a full one (what other services
+   * keep of the object), where a brief value differs from its full form: an
+   * address's `family`, an integer when nested and `{value, label}` in full.
+   */
+  nested?: (nested: Row) => Row;
   /** Runs inside the delete transaction before rows go (e.g. remove dependants). */
   beforeDelete?: (ids: number[], ctx: WriteContext) => Promise<void>;
   /** After a write committed (e.g. tell other services to drop caches). */

@@ -323,4 +323,105 @@ describe('uniqueness', () => {
   });
 });
 
+describe('assignment to interfaces of dcim and virtualization', () => {
+  const dcim = () => suite.stack().client('dcim');
+  const virt = () => suite.stack().client('virtualization');
+  const D = '/api/dcim';
+  const V = '/api/virtualization';
+  let site: Obj;
+  let dtype: Obj;
+  let drole: Obj;
+  beforeAll(async () => {
+    site = await made(`${D}/sites/`, { name: 'Addr site', slug: 'addr-site' }, dcim());
+    const maker = await made(`${D}/manufacturers/`, { name: 'Addr maker', slug: 'addr-maker' }, dcim());
+    dtype = await made(`${D}/device-types/`, { manufacturer: maker.id, model: 'Addr type', slug: 'addr-type' }, dcim());
+    drole = await made(`${D}/device-roles/`, { name: 'Addr role', slug: 'addr-role' }, dcim());
+  });
+  const aDevice = (name: string) => made(`${D}/devices/`, { name, device_type: dtype.id, role: drole.id, site: site.id }, dcim());
+  const anInterface = (device: Obj, name: string, extra: Obj = {}) => made(`${D}/interfaces/`, { device: device.id, name, type: '1000base-t', ...extra }, dcim());
+  /** Waits until ipam's projection holds the object (its events are relayed asynchronously). */
+  const projected = (type: string, id: number) => {
+    const filter = type === 'dcim.interface' ? 'interface_id' : 'vminterface_id';
+    // the id filter knows an interface once ipam's projection holds it
+    return eventually(async () => (await suite.api().get(`${I}/ip-addresses/?${filter}=${id}`)).status === 200, 15_000, `${type} ${id} in ipam`);
+  };
+
+  test('when an address is assigned to a device interface, then assigned_object has its nested shape and the device filters find it', async () => {
+    const dev = await aDevice('addr-dev-1');
+    const eth0 = await anInterface(dev, 'eth0');
+    const mgmt = await anInterface(dev, 'mgmt0', { mgmt_only: true });
+    await projected('dcim.interface', mgmt.id);
+    const ip = await made(`${I}/ip-addresses/`, { address: '192.0.2.10/24', assigned_object_type: 'dcim.interface', assigned_object_id: eth0.id });
+    expect(ip.assigned_object_type).toBe('dcim.interface');
+    expect(ip.assigned_object_id).toBe(eth0.id);
+    expect(ip.assigned_object).toMatchObject({ id: eth0.id, url: expect.stringMatching(new RegExp(`/api/dcim/interfaces/${eth0.id}/$`)), display: 'eth0', name: 'eth0', device: { id: dev.id, name: 'addr-dev-1' } });
+    const other = await made(`${I}/ip-addresses/`, { address: '192.0.2.11/24', assigned_object_type: 'dcim.interface', assigned_object_id: mgmt.id });
+    const loose = await made(`${I}/ip-addresses/`, { address: '192.0.2.12/24' });
+    const objs = { ip, other, loose };
+    expect(await found(`${I}/ip-addresses/?device=addr-dev-1`, objs)).toEqual(['ip', 'other']);
+    expect(await found(`${I}/ip-addresses/?device_id=${dev.id}`, objs)).toEqual(['ip', 'other']);
+    expect(await found(`${I}/ip-addresses/?device=nobody`, objs)).toEqual([]);
+    expect(await found(`${I}/ip-addresses/?interface_id=${eth0.id}`, objs)).toEqual(['ip']);
+    expect(await found(`${I}/ip-addresses/?interface=mgmt0`, objs)).toEqual(['other']);
+    expect(await found(`${I}/ip-addresses/?assigned_to_interface=true&parent=192.0.2.0/24`, objs)).toEqual(['ip', 'other']);
+    expect(await found(`${I}/ip-addresses/?assigned=false&parent=192.0.2.0/24`, objs)).toEqual(['loose']);
+    expect((await suite.api().get(`${I}/ip-addresses/?interface=nope`)).status).toBe(400);
+    // an interface's address is neither its network's id nor (IPv4) its broadcast address
+    const post = (address: string) => suite.api().post(`${I}/ip-addresses/`, { address, assigned_object_type: 'dcim.interface', assigned_object_id: eth0.id });
+    expect((await post('192.0.2.0/24')).body).toEqual({ __all__: ['192.0.2.0 is a network ID, which may not be assigned to an interface.'] });
+    expect((await post('192.0.2.255/24')).body).toEqual({ __all__: ['192.0.2.255 is a broadcast address, which may not be assigned to an interface.'] });
+    expect((await post('198.18.0.0/31')).status).toBe(201);
+  });
+
+  test('when an address is some device\'s primary IP, then it cannot be unassigned or moved to another device; deleting the interface deletes its addresses', async () => {
+    const dev = await aDevice('addr-dev-2');
+    const far = await aDevice('addr-dev-3');
+    const eth0 = await anInterface(dev, 'eth0');
+    const eth1 = await anInterface(dev, 'eth1');
+    const farIf = await anInterface(far, 'eth0');
+    await projected('dcim.interface', farIf.id);
+    const ip = await made(`${I}/ip-addresses/`, { address: '192.0.2.20/24', assigned_object_type: 'dcim.interface', assigned_object_id: eth0.id });
+    // dcim sees the address once ipam's event reaches its projection
+    await eventually(async () => (await dcim().patch(`${D}/devices/${dev.id}/`, { primary_ip4: ip.id })).status === 200, 15_000, 'the primary IP set');
+    expect((await dcim().get(`${D}/devices/${dev.id}/`)).body.primary_ip4).toMatchObject({ id: ip.id, address: '192.0.2.20/24', family: 4 });
+    await eventually(async () => (await suite.api().patch(`${I}/ip-addresses/${ip.id}/`, { assigned_object_type: null, assigned_object_id: null })).status === 400, 15_000, 'ipam sees the primary IP');
+    const unassign = await suite.api().patch(`${I}/ip-addresses/${ip.id}/`, { assigned_object_type: null, assigned_object_id: null });
+    expect(unassign.body).toEqual({ __all__: ['Cannot reassign IP address while it is designated as the primary IP for the parent object'] });
+    expect((await suite.api().patch(`${I}/ip-addresses/${ip.id}/`, { assigned_object_id: farIf.id })).status).toBe(400);
+    // another interface of the same device will do
+    expect((await suite.api().patch(`${I}/ip-addresses/${ip.id}/`, { assigned_object_id: eth1.id })).status).toBe(200);
+    const second = await made(`${I}/ip-addresses/`, { address: '192.0.2.21/24', assigned_object_type: 'dcim.interface', assigned_object_id: eth1.id });
+    // the interface goes: its addresses go (NetBox's generic relation cascade), and dcim clears the primary IP
+    expect((await dcim().delete(`${D}/interfaces/${eth1.id}/`)).status).toBe(204);
+    await eventually(async () => (await suite.api().get(`${I}/ip-addresses/${second.id}/`)).status === 404, 15_000, 'the interface\'s addresses deleted');
+    expect((await suite.api().get(`${I}/ip-addresses/${ip.id}/`)).status).toBe(404);
+    await eventually(async () => (await dcim().get(`${D}/devices/${dev.id}/`)).body.primary_ip4 === null, 15_000, 'the device\'s primary IP cleared');
+  });
+
+  test('when an address is assigned to a VM interface, then it shows the machine, the VM filters find it and virtualization counts it', async () => {
+    const ctype = await made(`${V}/cluster-types/`, { name: 'Addr ctype', slug: 'addr-ctype' }, virt());
+    const cluster = await made(`${V}/clusters/`, { name: 'Addr cluster', type: ctype.id }, virt());
+    const vm = await made(`${V}/virtual-machines/`, { name: 'addr-vm', cluster: cluster.id }, virt());
+    const vif = await made(`${V}/interfaces/`, { virtual_machine: vm.id, name: 'veth0' }, virt());
+    await projected('virtualization.vminterface', vif.id);
+    const ip = await made(`${I}/ip-addresses/`, { address: '2001:db8:77::5/64', assigned_object_type: 'virtualization.vminterface', assigned_object_id: vif.id });
+    expect(ip.assigned_object).toMatchObject({ id: vif.id, display: 'veth0', name: 'veth0', virtual_machine: { id: vm.id, name: 'addr-vm' } });
+    const inside = await made(`${I}/ip-addresses/`, { address: '198.18.1.5/24', nat_inside: ip.id });
+    const objs = { ip, inside };
+    expect(await found(`${I}/ip-addresses/?virtual_machine=addr-vm`, objs)).toEqual(['ip']);
+    expect(await found(`${I}/ip-addresses/?virtual_machine_id=${vm.id}`, objs)).toEqual(['ip']);
+    expect(await found(`${I}/ip-addresses/?vminterface_id=${vif.id}`, objs)).toEqual(['ip']);
+    expect(await found(`${I}/ip-addresses/?vminterface=veth0`, objs)).toEqual(['ip']);
+    expect(await found(`${I}/ip-addresses/?assigned_to_interface=true&id=${ip.id}&id=${inside.id}`, objs)).toEqual(['ip']);
+    expect((await get(`${I}/ip-addresses/${ip.id}/`)).nat_outside).toEqual([expect.objectContaining({ id: inside.id, address: '198.18.1.5/24', family: 4 })]);
+    expect((await get(`${I}/ip-addresses/${inside.id}/`)).nat_inside).toMatchObject({ id: ip.id, address: '2001:db8:77::5/64', family: 6 });
+    await eventually(async () => (await virt().get(`${V}/interfaces/${vif.id}/`)).body.count_ipaddresses === 1, 15_000, 'the VM interface\'s count');
+    expect((await virt().patch(`${V}/virtual-machines/${vm.id}/`, { primary_ip6: ip.id })).status).toBe(200);
+    // deleting the machine deletes its interfaces, and so their addresses
+    expect((await virt().delete(`${V}/virtual-machines/${vm.id}/`)).status).toBe(204);
+    await eventually(async () => (await suite.api().get(`${I}/ip-addresses/${ip.id}/`)).status === 404, 15_000, 'the machine\'s addresses deleted');
+    expect((await get(`${I}/ip-addresses/${inside.id}/`)).nat_inside).toBeNull();
+  });
+});
+
 export { eventually };

@@ -46,6 +46,12 @@ export function decorateFamily(rows: Row[], out: Row[], brief: boolean, column: 
   });
 }
 
+/** A nested form taken from the full one: `family` as its bare value. */
+export function nestedFamily(nested: Row): Row {
+  const family = nested.family as { value?: unknown } | null | undefined;
+  return family && typeof family === 'object' ? { ...nested, family: family.value } : nested;
+}
+
 /** The table an object is in, for messages: `VRF <display>` or `global table`. */
 async function tableName(wctx: WriteContext, vrfId: unknown): Promise<string> {
   if (!isSet(vrfId)) return 'global table';

@@ -9,6 +9,7 @@ import {
   checkRange,
   decorateAddresses,
   decorateFamily,
+  nestedFamily,
   normalizeAddress,
   rangeName,
   rangeSize,
@@ -53,6 +54,7 @@ export const aggregate: ModelDef = defineModel({
   hooks: {
     validate: (row, existing, wctx) => checkAggregate(row, existing, wctx),
     decorate: (rows, out, c) => decorateFamily(rows, out, c.brief, 'prefix'),
+    nested: nestedFamily,
   },
 });
 
@@ -97,6 +99,7 @@ export const prefix: ModelDef = defineModel({
       await checkPrefixesAfterWrite(touched, wctx);
     },
     decorate: (rows, out, c) => decorateFamily(rows, out, c.brief, 'prefix'),
+    nested: nestedFamily,
   },
 });
 
@@ -131,6 +134,7 @@ export const ipRange: ModelDef = defineModel({
       if (!existing || 'start_address' in columns || 'end_address' in columns) columns.size = rangeSize(merged);
     },
     decorate: (rows, out, c) => decorateFamily(rows, out, c.brief, 'start_address'),
+    nested: nestedFamily,
   },
 });
 
@@ -183,5 +187,6 @@ export const ipAddress: ModelDef = defineModel({
     beforeSave: (columns) => normalizeAddress(columns),
     afterWrite: (touched, wctx) => checkAddressesAfterWrite(touched, wctx),
     decorate: (rows, out, c) => decorateAddresses(rows, out, c),
+    nested: nestedFamily,
   },
 });
