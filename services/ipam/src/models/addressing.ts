@@ -71,8 +71,8 @@ export const prefix: ModelDef = defineModel({
     site: f.fk('dcim.site', 'PROTECT', { nullable: true, hops: SITE_HOPS }),
     vrf: vrf(),
     tenant: tenant(),
-    // the VLAN engineer's model: written and read once ipam serves VLANs
-    vlan: f.fk('ipam.vlan', 'PROTECT', { nullable: true, filterKey: null, label: 'VLAN' }),
+    // ipam's VLANs are not served yet: `vlan_id` (and `vlan_vid`) come with them
+    vlan: f.fk('ipam.vlan', 'PROTECT', { nullable: true, filterKey: null, filter: false, label: 'VLAN' }),
     status: f.choice(PREFIX_STATUS, { default: 'active' }),
     role: role(),
     is_pool: f.boolean(false, { label: 'is a pool' }),
