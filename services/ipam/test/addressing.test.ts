@@ -355,6 +355,10 @@ describe('assignment to interfaces of dcim and virtualization', () => {
     expect(ip.assigned_object_type).toBe('dcim.interface');
     expect(ip.assigned_object_id).toBe(eth0.id);
     expect(ip.assigned_object).toMatchObject({ id: eth0.id, url: expect.stringMatching(new RegExp(`/api/dcim/interfaces/${eth0.id}/$`)), display: 'eth0', name: 'eth0', device: { id: dev.id, name: 'addr-dev-1' } });
+    // the seed's shape: id, url, display, device {id, url, display, name, display_name}, name, cable, connection_status, _occupied
+    expect(Object.keys(ip.assigned_object).sort()).toEqual(['_occupied', 'cable', 'connection_status', 'device', 'display', 'id', 'name', 'url']);
+    expect(ip.assigned_object).toMatchObject({ cable: null, _occupied: false, device: { display: 'addr-dev-1', display_name: 'addr-dev-1' } });
+    expect(Object.keys(ip.assigned_object.device).sort()).toEqual(['display', 'display_name', 'id', 'name', 'url']);
     const other = await made(`${I}/ip-addresses/`, { address: '192.0.2.11/24', assigned_object_type: 'dcim.interface', assigned_object_id: mgmt.id });
     const loose = await made(`${I}/ip-addresses/`, { address: '192.0.2.12/24' });
     const objs = { ip, other, loose };

@@ -267,6 +267,16 @@ export async function decorateAddresses(
   c: { brief: boolean; service: ServiceContext; q: Queryable; base: string },
 ): Promise<void> {
   decorateFamily(rows, out, c.brief, 'address');
+  // the seed's interface shape: its device with `display_name` too (NetBox before 3.0 had it), and
+  // `connection_status`, which dcim computes for brief reads only: its events' nested form (ipam's
+  // projection) lacks it, so it reads null here until dcim's references carry it
+  for (const [i, rep] of out.entries()) {
+    const assigned = rep.assigned_object as Row | null | undefined;
+    if (!assigned || rows[i].assigned_object_type !== 'dcim.interface') continue;
+    if (!('connection_status' in assigned)) assigned.connection_status = null;
+    const device = assigned.device as Row | null | undefined;
+    if (device && typeof device === 'object' && !('display_name' in device)) device.display_name = device.display ?? device.name;
+  }
   if (c.brief || !out.some((o) => 'nat_outside' in o)) return;
   const ids = rows.map((r) => Number(r.id));
   const outside = await c.q.query(sql`SELECT id, nat_inside_id FROM ${table(c.service, 'ip_address')} WHERE nat_inside_id = ANY(${ids}::bigint[]) ORDER BY HOST(address)::inet, id`);
