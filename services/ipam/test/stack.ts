@@ -14,11 +14,11 @@ export type Obj = Record<string, any>;
  * that must be created (to ipam unless another client is given) and
  * returns it.
  */
-export function ipamSuite(): { stack: () => Stack; api: () => Client; made: (path: string, body: Obj | Obj[], client?: Client) => Promise<any> } {
+export function ipamSuite(overrides: Obj = {}): { stack: () => Stack; api: () => Client; made: (path: string, body: Obj | Obj[], client?: Client) => Promise<any> } {
   let stack: Stack;
   let api: Client;
   beforeAll(async () => {
-    stack = await bootStack({ extras, tenancy, users, dcim, ipam });
+    stack = await bootStack({ extras, tenancy, users, dcim, ipam: (config) => ipam({ ...config, ...overrides }) });
     api = stack.client('ipam');
   });
   afterAll(() => stack?.stop());
