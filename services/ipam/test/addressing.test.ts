@@ -392,6 +392,9 @@ describe('assignment to interfaces of dcim and virtualization', () => {
     const unassign = await suite.api().patch(`${I}/ip-addresses/${ip.id}/`, { assigned_object_type: null, assigned_object_id: null });
     expect(unassign.body).toEqual({ __all__: ['Cannot reassign IP address while it is designated as the primary IP for the parent object'] });
     expect((await suite.api().patch(`${I}/ip-addresses/${ip.id}/`, { assigned_object_id: farIf.id })).status).toBe(400);
+    // dcim counts the site's prefixes from its projection of ipam's
+    await made(`${I}/prefixes/`, { prefix: '192.0.2.0/24', site: site.id });
+    await eventually(async () => (await dcim().get(`${D}/sites/${site.id}/`)).body.prefix_count === 1, 15_000, 'the site\'s prefix_count');
     // another interface of the same device will do
     expect((await suite.api().patch(`${I}/ip-addresses/${ip.id}/`, { assigned_object_id: eth1.id })).status).toBe(200);
     const second = await made(`${I}/ip-addresses/`, { address: '192.0.2.21/24', assigned_object_type: 'dcim.interface', assigned_object_id: eth1.id });

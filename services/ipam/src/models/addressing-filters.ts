@@ -177,7 +177,7 @@ function parentFilter(exprs: Sql[]): FilterDef {
   };
 }
 
-export function rangeFilters(ctx: ServiceContext): FilterDef[] {
+export function rangeFilters(_ctx: ServiceContext): FilterDef[] {
   return [
     familyFilter(col('start_address')),
     networkMethod('contains', (v) => {
@@ -187,8 +187,6 @@ export function rangeFilters(ctx: ServiceContext): FilterDef[] {
       return sql`(t.start_address <= ${value}::inet AND ${value}::inet <= t.end_address)`;
     }),
     parentFilter([col('start_address'), col('end_address')]),
-    presentInVrf(ctx, 'present_in_vrf_id', 'id'),
-    presentInVrf(ctx, 'present_in_vrf', 'rd'),
     {
       kind: 'method',
       name: 'q',

@@ -156,7 +156,7 @@ export const ipAddress: ModelDef = defineModel({
     assigned_object_type: f.contentType({ nullable: true, allowed: (label) => ASSIGNABLE.includes(label), filter: false }),
     assigned_object_id: { type: 'bigint', nullable: true, min: 0, filter: false },
     assigned_object: f.generic('assigned_object_type', 'assigned_object_id', { allowed: (label) => ASSIGNABLE.includes(label) }),
-    nat_inside: f.fk('ipam.ipaddress', 'SET_NULL', { filterKey: null, idFilter: 'nat_inside_id', label: 'NAT (inside)' }),
+    nat_inside: f.fk('ipam.ipaddress', 'SET_NULL', { filterKey: null, filter: false, label: 'NAT (inside)' }),
     nat_outside: f.json({ readOnly: true, virtual: true, orderable: false, label: 'NAT (outside)' }),
     dns_name: f.string(255, {
       label: 'DNS name',
