@@ -35,6 +35,11 @@ export const ADDRESS_LOCK = 100200;
 export const PREFIX_LOCK = hashKey('ipam.prefix');
 const lock = (wctx: WriteContext, key: number) => wctx.tx.query(sql`SELECT pg_advisory_xact_lock(${key})`);
 
+/** Takes the address lock (held to the end of the write's transaction). */
+export async function lockAddresses(wctx: WriteContext): Promise<void> {
+  await lock(wctx, ADDRESS_LOCK);
+}
+
 /** `family`: `{value, label}` in the full form, the bare integer in brief and nested forms. */
 export function decorateFamily(rows: Row[], out: Row[], brief: boolean, column: string): void {
   out.forEach((rep, i) => {
@@ -206,6 +211,8 @@ async function parentOf(ctx: ServiceContext, q: Queryable, type: unknown, id: un
 /** IPAddress.clean() and the assignment's generic relation. */
 export async function checkAddress(row: Row, existing: Row | null, wctx: WriteContext): Promise<void> {
   const ctx = wctx.service;
+  // every address write serialises with the others and with the allocators (NetBox's lock 100200)
+  await lockAddresses(wctx);
   const type = row.assigned_object_type;
   const id = row.assigned_object_id;
   if (isSet(id) && !isSet(type)) fail('assigned_object_type', 'This field is required when an assigned object id is given.');
@@ -235,7 +242,6 @@ export async function checkAddress(row: Row, existing: Row | null, wctx: WriteCo
   }
   if (row.status === 'slaac' && parsed && parsed.version !== 6) fail('status', 'Only IPv6 addresses can be assigned SLAAC status');
   if (!isSet(row.address) || !(await enforcesUnique(wctx, row.vrf_id))) return;
-  await lock(wctx, ADDRESS_LOCK);
   const dups = await wctx.tx.query(sql`
     SELECT address, role FROM ${table(ctx, 'ip_address')}
      WHERE vrf_id IS NOT DISTINCT FROM ${row.vrf_id ?? null}::bigint AND HOST(address) = HOST(${row.address}::inet) AND id <> ${existing ? Number(existing.id) : 0}

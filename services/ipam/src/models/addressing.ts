@@ -9,6 +9,7 @@ import {
   checkRange,
   decorateAddresses,
   decorateFamily,
+  lockAddresses,
   nestedFamily,
   normalizeAddress,
   rangeName,
@@ -185,6 +186,7 @@ export const ipAddress: ModelDef = defineModel({
   hooks: {
     validate: (row, existing, wctx) => checkAddress(row, existing, wctx),
     beforeSave: (columns) => normalizeAddress(columns),
+    beforeDelete: (_ids, wctx) => lockAddresses(wctx),
     afterWrite: (touched, wctx) => checkAddressesAfterWrite(touched, wctx),
     decorate: (rows, out, c) => decorateAddresses(rows, out, c),
     nested: nestedFamily,
