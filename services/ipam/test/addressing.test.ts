@@ -377,6 +377,24 @@ describe('assignment to interfaces of dcim and virtualization', () => {
     expect((await post('198.18.0.0/31')).status).toBe(201);
   });
 
+  test('when the device is a virtual-chassis master, then the device filter finds the members\' non-management addresses too', async () => {
+    const master = await aDevice('addr-vc-master');
+    const member = await aDevice('addr-vc-member');
+    const vc = await made(`${D}/virtual-chassis/`, { name: 'Addr VC', master: master.id }, dcim());
+    expect((await dcim().patch(`${D}/devices/${member.id}/`, { virtual_chassis: vc.id, vc_position: 2 })).status).toBe(200);
+    const own = await anInterface(master, 'eth0');
+    const data = await anInterface(member, 'eth0');
+    const mgmt = await anInterface(member, 'mgmt0', { mgmt_only: true });
+    await projected('dcim.interface', mgmt.id);
+    const on = (address: string, iface: Obj) => made(`${I}/ip-addresses/`, { address, assigned_object_type: 'dcim.interface', assigned_object_id: iface.id });
+    const objs = { own: await on('192.0.2.30/24', own), data: await on('192.0.2.31/24', data), mgmt: await on('192.0.2.32/24', mgmt) };
+    // the member's chassis comes through dcim's events: wait until ipam's projection has it
+    await eventually(async () => (await found(`${I}/ip-addresses/?device=addr-vc-master`, objs)).length === 2, 15_000, 'the chassis in ipam');
+    expect(await found(`${I}/ip-addresses/?device=addr-vc-master`, objs)).toEqual(['data', 'own']);
+    expect(await found(`${I}/ip-addresses/?device_id=${master.id}`, objs)).toEqual(['data', 'own']);
+    expect(await found(`${I}/ip-addresses/?device=addr-vc-member`, objs)).toEqual(['data', 'mgmt']);
+  });
+
   test('when an address is some device\'s primary IP, then it cannot be unassigned or moved to another device; deleting the interface deletes its addresses', async () => {
     const dev = await aDevice('addr-dev-2');
     const far = await aDevice('addr-dev-3');
