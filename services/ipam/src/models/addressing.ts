@@ -114,7 +114,8 @@ export const ipRange: ModelDef = defineModel({
     family: family(),
     start_address: f.inet({ required: true, label: 'start address' }),
     end_address: f.inet({ required: true, label: 'end address' }),
-    size: f.integer({ readOnly: true, filter: false }),
+    // up to 2^32 - 1 addresses (the limit below): more than an int4 holds
+    size: { type: 'bigint', readOnly: true, filter: false },
     vrf: vrf(),
     tenant: tenant(),
     status: f.choice(IPRANGE_STATUS, { default: 'active' }),
