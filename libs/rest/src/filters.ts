@@ -201,7 +201,8 @@ export function networkFilter(name: string, expr: Sql, type: 'cidr' | 'inet'): F
       const hosts = parsed.filter((x) => !x.v.includes('/')).map((x) => formatNetwork(x.n!).replace(/\/\d+$/, ''));
       return or([
         ...(masked.length ? [sql`${expr} = ANY(${masked}::inet[])`] : []),
-        ...(hosts.length ? [sql`HOST(${expr}) = ANY(${hosts}::text[])`] : []),
+        // compared as host addresses, not as text: PostgreSQL prints them its own way
+        ...(hosts.length ? [sql`HOST(${expr})::inet = ANY(${hosts}::inet[])`] : []),
       ]);
     },
   };
