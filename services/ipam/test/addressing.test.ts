@@ -44,6 +44,12 @@ describe('prefix hierarchy', () => {
       '10.1.0.0/16': [1, 0],
     });
     expect(Object.values(await hierarchy(null)).some(([, c]) => c > 0)).toBe(false);
+    // a prefix whose hierarchy changed is a new version: its ETag changes
+    const tagOf = async (id: number) => (await suite.api().get(`${I}/prefixes/${id}/`)).headers.get('etag');
+    const before = await tagOf(top.id);
+    const extra = await mk('10.200.0.0/16');
+    expect(await tagOf(top.id)).not.toBe(before);
+    expect((await suite.api().delete(`${I}/prefixes/${extra.id}/`)).status).toBe(204);
     const detail = await get(`${I}/prefixes/${mid.id}/`);
     expect(detail).toMatchObject({ _depth: 1, children: 2, family: { value: 4, label: 'IPv4' } });
     expect((await get(`${I}/prefixes/${mid.id}/?brief=1`))).toEqual({ id: mid.id, url: mid.url, display: '10.0.0.0/16', family: 4, prefix: '10.0.0.0/16', _depth: 1 });

@@ -116,7 +116,8 @@ const writtenIds = (touched: Touched) => [...(touched.created ?? []), ...(touche
  * within an old or new location gets `_depth` (distinct strictly containing
  * prefix values in its VRF) and `children` (strictly contained rows)
  * recomputed, in one statement. Like NetBox's bulk update, no change of
- * their own is recorded.
+ * their own is recorded (no event), but their version is raised: their ETag
+ * changes with what they show.
  */
 export async function recalculateHierarchy(touched: Touched, wctx: WriteContext): Promise<void> {
   const t = table(wctx.service, 'prefix');
@@ -139,7 +140,7 @@ export async function recalculateHierarchy(touched: Touched, wctx: WriteContext)
              (SELECT count(*) FROM ${t} q WHERE q.vrf_id IS NOT DISTINCT FROM p.vrf_id AND q.prefix << p.prefix) AS children
         FROM ${t} p WHERE p.id IN (SELECT id FROM affected)
     )
-    UPDATE ${t} p SET _depth = c.depth, children = c.children FROM calc c
+    UPDATE ${t} p SET _depth = c.depth, children = c.children, _version = p._version + 1 FROM calc c
      WHERE p.id = c.id AND (p._depth IS DISTINCT FROM c.depth::int OR p.children IS DISTINCT FROM c.children::int)`);
 }
 
