@@ -16,13 +16,13 @@ const { startPostgres, startRabbitMQ, freePort } = require('@inventory/infra');
 const { baseConfig, readConfig, createLogger } = require('@inventory/core');
 
 const SERVICES = {
-  // the users and webhooks services read their own variables too (the sign-in rate limits, the dispatcher's settings)
+  // the users, ipam and webhooks services read their own variables too (the sign-in rate limits, ENFORCE_GLOBAL_UNIQUE, the dispatcher's settings)
   users: () => (base) => { const u = require('@inventory/users'); return u.createService(readConfig(u.usersConfig, { ...process.env, ...base })); },
   tenancy: () => require('@inventory/tenancy').createService,
   dcim: () => require('@inventory/dcim').createService,
   circuits: () => require('@inventory/circuits').createService,
   virtualization: () => require('@inventory/virtualization').createService,
-  ipam: () => require('@inventory/ipam').createService,
+  ipam: () => (base) => { const i = require('@inventory/ipam'); return i.createService(readConfig(i.ipamConfig, { ...process.env, ...base })); },
   extras: () => require('@inventory/extras').createService,
   webhooks: () => (base) => { const w = require('@inventory/webhooks'); return w.createService(readConfig(w.webhooksConfig, { ...process.env, ...base })); },
 };

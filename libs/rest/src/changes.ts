@@ -2,6 +2,7 @@ import { appendOutbox, newEventId, notifyOutbox, type ChangeEvent, type EventKin
 import type { Queryable } from './db';
 import { columnOf } from './fields';
 import { isoDateTime } from './format';
+import { networkText } from './network';
 import type { ModelDef } from './model';
 import { fetchByIds } from './query';
 import type { ServiceContext } from './registry';
@@ -44,8 +45,8 @@ const keyOf = (model: ModelDef, id: unknown) => `${model.label}:${String(id)}`;
  */
 export function snapshotOf(model: ModelDef, row: Row, rep: Row | undefined): Row {
   const out: Row = { id: Number(row.id) };
-  for (const [name, column] of snapshotPlan(model)) {
-    if (column) out[name] = row[column] ?? null;
+  for (const [name, column, network] of snapshotPlan(model)) {
+    if (column) out[name] = network ? networkText(row[column]) : (row[column] ?? null);
     else out[name] = (rep && linkedIds(rep, name)) ?? ((rep?.[name] as Row[] | undefined) ?? []).map((o) => (typeof o === 'object' && o ? o.id : o));
   }
   if (model.customFields) out.custom_fields = row.custom_field_data ?? {};
@@ -57,16 +58,19 @@ export function snapshotOf(model: ModelDef, row: Row, rep: Row | undefined): Row
   return out;
 }
 
-/** Per model, the snapshot's fields in order with their columns (null: an m2m, as ids): worked out once, not per object. */
-const plans = new WeakMap<ModelDef, [string, string | null][]>();
-function snapshotPlan(model: ModelDef): [string, string | null][] {
+/**
+ * Per model, the snapshot's fields in order with their columns (null: an m2m, as ids) and whether
+ * the column is a network type (text with its mask): worked out once, not per object.
+ */
+const plans = new WeakMap<ModelDef, [string, string | null, boolean][]>();
+function snapshotPlan(model: ModelDef): [string, string | null, boolean][] {
   let plan = plans.get(model);
   if (!plan) {
     plan = [];
     for (const [name, field] of Object.entries(model.fields)) {
       if (field.writeOnly) continue;
       const column = columnOf(name, field);
-      if (column || field.type === 'm2m') plan.push([name, column]);
+      if (column || field.type === 'm2m') plan.push([name, column, field.type === 'cidr' || field.type === 'inet']);
     }
     plans.set(model, plan);
   }

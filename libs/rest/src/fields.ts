@@ -162,6 +162,18 @@ export interface GenericField extends Base {
   allowed?: (label: string) => boolean;
 }
 
+/**
+ * An IP network (`cidr`: a prefix, host bits zero) or an address with its
+ * mask (`inet`), stored as PostgreSQL's type of that name (GiST-indexed,
+ * `inet_ops`), read and written as text (`192.0.2.0/24`). The base filter
+ * matches exactly, values normalised (network.ts).
+ */
+export interface NetworkField extends Base {
+  type: 'cidr' | 'inet';
+  /** The message refusing a /0 mask (a zero mask is accepted without it). */
+  zeroMask?: string;
+}
+
 export interface ArrayField extends Base {
   type: 'array';
   of: 'string' | 'integer';
@@ -180,6 +192,7 @@ export type FieldDef =
   | ManyField
   | ContentTypeField
   | GenericField
+  | NetworkField
   | ArrayField;
 
 /** Shorthands used by the declarations. */
@@ -233,11 +246,16 @@ export const f = {
     readOnly: true,
     ...o,
   }),
+  cidr: (o: Omit<NetworkField, 'type'> = {}): NetworkField => ({ type: 'cidr', ...o }),
+  inet: (o: Omit<NetworkField, 'type'> = {}): NetworkField => ({ type: 'inet', ...o }),
   array: (of: 'string' | 'integer', o: Omit<ArrayField, 'type' | 'of'> = {}): ArrayField => ({ type: 'array', of, ...o }),
 };
 
 /** Field types stored as text: one filter kind, one schema type. */
 export const TEXT_TYPES: ReadonlySet<FieldDef['type']> = new Set(['string', 'text', 'slug', 'email', 'url', 'color', 'password']);
+
+/** Network field types: one column type each, one filter kind, text on the wire. */
+export const NETWORK_TYPES: ReadonlySet<FieldDef['type']> = new Set(['cidr', 'inet']);
 
 /** Column that stores a field (relations store `<name>_id`). */
 export function columnOf(name: string, field: FieldDef): string | null {

@@ -4,6 +4,7 @@ import { ValidationError } from '@inventory/core';
 import { customFieldFilters, type CustomFieldDef } from './customfields';
 import { projectedContactFilters } from './contact-filters';
 import { TEXT_TYPES, type Hop } from './fields';
+import { formatNetwork, networkOf, parseNetwork } from './network';
 import type { ModelDef } from './model';
 import { projectedModels, projection } from './projections';
 import type { ServiceContext } from './registry';
@@ -105,6 +106,10 @@ export function filtersFor(ctx: ServiceContext, model: ModelDef, cfDefs: CustomF
       case 'boolean':
         defs.push({ kind: 'boolean', name, expr: col(name) });
         break;
+      case 'cidr':
+      case 'inet':
+        defs.push(networkFilter(name, col(name), field.type));
+        break;
       case 'date':
       case 'datetime':
         defs.push({ kind: field.type, name, expr: col(name) });
@@ -176,6 +181,31 @@ export function filtersFor(ctx: ServiceContext, model: ModelDef, cfDefs: CustomF
   const extra = [...(model.filters?.(ctx, model) ?? []), ...(model.contacts ? projectedContactFilters(ctx, model) : [])];
   const skip = new Set([...(model.skipFilters ?? []), ...extra.map((d) => d.name)]);
   return [...defs.filter((d) => !skip.has(d.name)), ...extra];
+}
+
+/**
+ * Exact match on a network column, multi-valued: a prefix (`cidr`) equals a
+ * value normalised to its network; an address (`inet`) equals a value given
+ * with its mask, or has the host of a bare one (NetBox's `net_in`).
+ * Unparsable values are skipped; none parsable matches nothing.
+ */
+export function networkFilter(name: string, expr: Sql, type: 'cidr' | 'inet'): FilterDef {
+  return {
+    kind: 'method',
+    name,
+    apply: (values) => {
+      const parsed = values.map((v) => ({ v, n: parseNetwork(v) })).filter((x) => x.n !== null);
+      if (!parsed.length) return raw('FALSE');
+      if (type === 'cidr') return sql`${expr} = ANY(${parsed.map((x) => formatNetwork(networkOf(x.n!)))}::cidr[])`;
+      const masked = parsed.filter((x) => x.v.includes('/')).map((x) => formatNetwork(x.n!));
+      const hosts = parsed.filter((x) => !x.v.includes('/')).map((x) => formatNetwork(x.n!).replace(/\/\d+$/, ''));
+      return or([
+        ...(masked.length ? [sql`${expr} = ANY(${masked}::inet[])`] : []),
+        // compared as host addresses, not as text: PostgreSQL prints them its own way
+        ...(hosts.length ? [sql`HOST(${expr})::inet = ANY(${hosts}::inet[])`] : []),
+      ]);
+    },
+  };
 }
 
 /** A UUID as Python's `uuid.UUID` reads it (dashes, braces, `urn:uuid:` optional), canonical lower-case dashed; else a 400 naming the parameter. */

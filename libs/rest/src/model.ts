@@ -64,6 +64,14 @@ export interface ModelDef {
   tags: boolean;
   customFields: boolean;
   timestamps: boolean;
+  /** `created` reads as a date (`YYYY-MM-DD`), not a datetime: the seed's prefixes and IP addresses. */
+  createdAsDate?: boolean;
+  /**
+   * Ordering terms that are SQL over the row (alias `t`) rather than a
+   * field: an address's host (`HOST(t.address)::inet`), a prefix's VRF id
+   * with the global table first. Named in `ordering` like fields.
+   */
+  orderExpressions?: Record<string, string>;
   /** Self-referencing `parent` tree with _depth (NetBox's MPTT models). */
   tree: boolean;
   counts: Record<string, CountDef>;
@@ -156,6 +164,12 @@ export interface ModelHooks {
    * run it.
    */
   afterWrite?: (touched: Touched, ctx: WriteContext) => Promise<void>;
+  /**
+   * The nested representation taken from a full one (what other services
+   * keep of the object), where a brief value differs from its full form: an
+   * address's `family`, an integer when nested and `{value, label}` in full.
+   */
+  nested?: (nested: Row) => Row;
   /** Runs inside the delete transaction before rows go (e.g. remove dependants). */
   beforeDelete?: (ids: number[], ctx: WriteContext) => Promise<void>;
   /** After a write committed (e.g. tell other services to drop caches). */

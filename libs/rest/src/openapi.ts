@@ -73,6 +73,9 @@ function readSchema(field: FieldDef, local: Map<string, ModelDef>, brief: boolea
       return { type: 'object', nullable: true, additionalProperties: true };
     case 'array':
       return { type: 'array', items: { type: field.of } };
+    case 'cidr':
+    case 'inet':
+      return n({ type: 'string' });
   }
 }
 
@@ -122,7 +125,7 @@ function objectSchema(model: ModelDef, local: Map<string, ModelDef>, mode: 'full
       required.push('custom_fields');
     }
     if (model.timestamps) {
-      properties.created = { type: 'string', format: 'date-time', nullable: true, readOnly: true };
+      properties.created = { type: 'string', format: model.createdAsDate ? 'date' : 'date-time', nullable: true, readOnly: true };
       properties.last_updated = { type: 'string', format: 'date-time', nullable: true, readOnly: true };
       required.push('created', 'last_updated');
     }

@@ -41,6 +41,9 @@ function optionType(field: FieldDef): string {
       return 'nested object';
     case 'array':
       return 'list';
+    case 'cidr':
+    case 'inet':
+      return 'string';
     default:
       return 'field';
   }

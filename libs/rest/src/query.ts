@@ -94,6 +94,9 @@ export function orderExpression(ctx: ServiceContext, model: ModelDef, term: stri
   const dir = raw(desc ? ' DESC' : ' ASC');
   const nulls = raw(desc ? ' NULLS FIRST' : ' NULLS LAST');
   if (name === 'id' || name === 'pk') return sql`t.id${dir}`;
+  // names come from clients: `__proto__` must not find Object.prototype
+  const own = model.orderExpressions && Object.prototype.hasOwnProperty.call(model.orderExpressions, name) ? model.orderExpressions[name] : undefined;
+  if (own !== undefined) return sql`${raw(own)}${dir}`;
   if (name === '_tree' && model.tree) return sql`t._tree_sort${dir}`;
   if (name === '_depth' && model.tree) return sql`t._depth${dir}`;
   if ((name === 'created' || name === 'last_updated') && model.timestamps) return sql`t.${ident(name)}${dir}${nulls}`;

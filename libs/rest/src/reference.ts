@@ -18,7 +18,7 @@ export function nestedOf(model: ModelDef, rep: Row): Row {
     if (name in model.counts) continue; // annotations of lists, not part of a nested object
     if (name in rep) out[name] = rep[name];
   }
-  return out;
+  return model.hooks.nested ? model.hooks.nested(out) : out;
 }
 
 /** `url`s made relative to the API root (`/api/...`): the base is the reader's, not the writer's. */

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { DataTypes, type ModelAttributeColumnOptions, type QueryInterface, Sequelize } from 'sequelize';
 import { Umzug, SequelizeStorage } from 'umzug';
-import { DECIMAL_DIGITS, DECIMAL_PLACES, TEXT_TYPES, type FieldDef } from './fields';
+import { DECIMAL_DIGITS, DECIMAL_PLACES, NETWORK_TYPES, TEXT_TYPES, type FieldDef } from './fields';
 import type { ModelDef, UniqueDef } from './model';
 import { IDEMPOTENCY_TABLE } from './idempotency';
 import { NATURAL_KEY_LENGTH, naturalColumn } from './natural';
@@ -44,6 +44,10 @@ function columnType(field: FieldDef) {
       return DataTypes.BIGINT;
     case 'contenttype':
       return field.many ? DataTypes.ARRAY(DataTypes.STRING(100)) : DataTypes.STRING(100);
+    case 'cidr':
+      return DataTypes.CIDR;
+    case 'inet':
+      return DataTypes.INET;
     case 'array':
       return field.of === 'integer' ? DataTypes.ARRAY(DataTypes.BIGINT) : DataTypes.ARRAY(DataTypes.TEXT);
     default:
@@ -135,6 +139,10 @@ export async function createModelTables(qi: QueryInterface, schema: string, mode
       }
     }
     if (model.tree) await index(model.table, objectName(model.table, ['_path'], 'idx'), 'USING GIN ("_path")');
+    // containment (`<<`, `>>=`) and equality of network columns use a GiST index
+    for (const [name, field] of Object.entries(model.fields)) {
+      if (NETWORK_TYPES.has(field.type) && !field.virtual) await index(model.table, objectName(model.table, [name], 'idx'), `USING GIST ("${name}" inet_ops)`);
+    }
     for (const [name, field] of Object.entries(model.fields)) {
       const natural = naturalColumn(name, field);
       if (natural) await index(model.table, objectName(model.table, [natural], 'idx'), `("${natural}")`);

@@ -1,6 +1,7 @@
 import { sql, raw } from '@inventory/filtering';
 import type { Choice, ChoiceField, FieldDef } from './fields';
 import { isoDateTime } from './format';
+import { networkText } from './network';
 import { renderCustomFields } from './customfields';
 import type { ModelDef } from './model';
 import type { Queryable } from './db';
@@ -43,6 +44,9 @@ function renderScalar(field: FieldDef, value: unknown): unknown {
       return isoDateTime(value);
     case 'decimal':
       return value === null || value === undefined ? null : Number(value);
+    case 'cidr':
+    case 'inet':
+      return networkText(value);
     case 'array':
       // integer arrays are stored as bigint[], which the driver reads as text
       return Array.isArray(value) && field.of === 'integer' ? value.map(Number) : (value ?? null);
@@ -247,7 +251,7 @@ export async function represent(
         rep.custom_fields = cf;
       }
       if (model.timestamps) {
-        rep.created = isoDateTime(row.created);
+        rep.created = model.createdAsDate ? (isoDateTime(row.created)?.slice(0, 10) ?? null) : isoDateTime(row.created);
         rep.last_updated = isoDateTime(row.last_updated);
       }
       for (const name of Object.keys(model.counts)) {

@@ -1,6 +1,7 @@
 import Joi from 'joi';
 import { contentType } from '@inventory/refs';
-import { DECIMAL_DIGITS, DECIMAL_PLACES, type FieldDef, type ChoiceField, type NumberField, type StringField } from './fields';
+import { DECIMAL_DIGITS, DECIMAL_PLACES, type FieldDef, type ChoiceField, type NetworkField, type NumberField, type StringField } from './fields';
+import { formatNetwork, isNetwork, networkOf, parseNetwork } from './network';
 import type { ModelDef } from './model';
 
 /** A placeholder for DRF's message for JSON that is not an object (joi reads braces in a message as a template): put in after. */
@@ -137,6 +138,9 @@ function scalarSchema(field: FieldDef): Joi.Schema | null {
       if (field.maxItems) a = a.max(field.maxItems);
       return a;
     }
+    case 'cidr':
+    case 'inet':
+      return networkSchema(field);
     case 'contenttype': {
       const one = Joi.any().custom((value, helpers) => {
         if (typeof value !== 'string' || !/^[a-z_]+\.[a-z_]+$/.test(value)) {
@@ -151,6 +155,25 @@ function scalarSchema(field: FieldDef): Joi.Schema | null {
     default:
       return null;
   }
+}
+
+/**
+ * An IP network or address as NetBox's serializer field reads it (netaddr):
+ * stored as its canonical text; a prefix (`cidr`) with host bits set is
+ * refused with the network it meant, a /0 mask where the declaration says so.
+ */
+function networkSchema(field: NetworkField): Joi.Schema {
+  return Joi.any().custom((value, helpers) => {
+    if (typeof value !== 'string') return helpers.message({ custom: MESSAGES['string.base'] as string });
+    if (value.trim() === '') return helpers.message({ custom: 'This field may not be blank.' });
+    const parsed = parseNetwork(value);
+    if (!parsed) return helpers.message({ custom: `Invalid IP address format: ${value}` });
+    if (parsed.length === 0 && field.zeroMask) return helpers.message({ custom: field.zeroMask });
+    if (field.type === 'cidr' && !isNetwork(parsed)) {
+      return helpers.message({ custom: `${formatNetwork(parsed)} is not a valid prefix. Did you mean ${formatNetwork(networkOf(parsed))}?` });
+    }
+    return formatNetwork(parsed);
+  });
 }
 
 /** A string the declaration checks itself (a time zone name): blank values are checked too, then the length. */

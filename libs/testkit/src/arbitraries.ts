@@ -212,6 +212,13 @@ export function badValuesFor(name: string, field: FieldDef, knownIds: () => numb
       return field.many
         ? ['dcim.site', [], ['nope.nope'], ['dcim'], [''], ['a.b.c'], [1], [null], [{}], ['dcim.site\u0000'], ['DCIM.SITE'], [1e300], null, 'x']
         : ['nope.nope', 'dcim', '', 'a.b.c', 1, 1e300, null, ['dcim.site'], {}, 'dcim.site\u0000', 'DCIM.SITE', '\ud800'];
+    case 'cidr':
+    case 'inet':
+      return [
+        '', ' ', 'x', '10.0.0.256/24', '10.0.0.0/33', '2001:db8::/129', '2001:db8:::1', '1.2.3', '10.0.0.0/', '10.0.0.0/x', '10.0.0.0/255.0.255.0',
+        ...(field.type === 'cidr' ? ['10.0.0.1/24', '2001:db8::1/64'] : []),
+        `10.0.0.0/${'9'.repeat(50)}`, 'a\u0000', '\ud800', 1, 1e300, true, null, [], {}, ['10.0.0.0/8'], { value: '10.0.0.0/8' },
+      ];
     case 'array':
       return ['x', 1, {}, [null], [{}], [[]], [1e300], ['\u0000'], ['x'.repeat(5000)], Array.from({ length: 2000 }, (_, i) => String(i)), [new RawJson('1e400')], null];
     default:

@@ -1,2 +1,3 @@
 export { createService } from './service';
+export { ipamConfig, type IpamConfig } from './config';
 export * as ipamModels from './models';

@@ -1,5 +1,6 @@
-import { baseConfig, readConfigOrExit, runMain, createLogger } from '@inventory/core';
+import { readConfigOrExit, runMain, createLogger } from '@inventory/core';
+import { ipamConfig } from './config';
 import { createService } from './service';
 
-const config = readConfigOrExit(baseConfig);
+const config = readConfigOrExit(ipamConfig);
 runMain('ipam', createLogger('ipam', config.LOG_LEVEL), createService(config));

@@ -1,8 +1,12 @@
 import { createRestService, type RestService } from '@inventory/rest';
 import type { BaseConfig } from '@inventory/core';
+import type { IpamConfig } from './config';
 import { models } from './models';
+import { addressingSettings } from './models/settings';
 import { migrations } from './migrations';
 
-export function createService(config: BaseConfig): RestService {
+export function createService(config: BaseConfig & Partial<Pick<IpamConfig, 'ENFORCE_GLOBAL_UNIQUE'>>): RestService {
+  // read once, at start (config.ts); a caller passing only the base settings gets NetBox's default
+  addressingSettings.enforceGlobalUnique = config.ENFORCE_GLOBAL_UNIQUE ?? true;
   return createRestService({ name: 'ipam', area: 'ipam', config, models, migrations });
 }

@@ -42,7 +42,7 @@ runModelContract('RIR', {
     { body: { name: tooLong, slug: 'long' }, field: 'name' },
     { body: { name: 'bad private', slug: 'bad-private', is_private: 'maybe' }, field: 'is_private' },
   ],
-  brief: ['name', 'slug'],
+  brief: ['name', 'slug', 'aggregate_count'],
   filters: [
     { query: (o) => `name=${encodeURIComponent(o[1].name)}`, expect: (o) => [o[1]] },
     { query: () => 'is_private=true', expect: (o) => o.filter((x) => x.is_private) },
@@ -65,7 +65,7 @@ runModelContract('role', {
     { body: { name: 'heavy', slug: 'heavy', weight: 32768 }, field: 'weight' },
     { body: { name: 'light', slug: 'light', weight: -1 }, field: 'weight' },
   ],
-  brief: ['name', 'slug'],
+  brief: ['name', 'slug', 'prefix_count'],
   filters: [
     { query: (o) => `slug=${o[2].slug}`, expect: (o) => [o[2]] },
     { query: () => 'q=role', expect: (o) => o },
@@ -113,7 +113,7 @@ runModelContract('VRF', {
     { body: { name: 'long rd', rd: 'x'.repeat(22) }, field: 'rd' },
     { body: { name: 'bad targets', import_targets: [999999] }, field: 'import_targets' },
   ],
-  brief: ['name', 'rd'],
+  brief: ['name', 'rd', 'prefix_count'],
   filters: [
     { query: () => 'enforce_unique=false', expect: (o) => o.filter((x) => !x.enforce_unique) },
     { query: (o) => `import_target_id=${o[1].import_targets[0].id}`, expect: (o) => o.filter((x) => x.import_targets.length > 0) },

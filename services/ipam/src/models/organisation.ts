@@ -11,10 +11,11 @@ export const rir: ModelDef = defineModel({
     is_private: f.boolean(false),
     description: f.description(),
   },
-  brief: ['name', 'slug'],
+  brief: ['name', 'slug', 'aggregate_count'],
   display: (row) => String(row.name),
   ordering: ['name'],
   search: ['name', 'slug', 'description'],
+  counts: { aggregate_count: { model: 'ipam.aggregate', field: 'rir' } },
 });
 
 /** The functional role of a prefix, IP range or VLAN. */
@@ -28,7 +29,8 @@ export const role: ModelDef = defineModel({
     weight: f.integer({ min: 0, max: 32767, default: 1000 }),
     description: f.description(),
   },
-  brief: ['name', 'slug'],
+  brief: ['name', 'slug', 'prefix_count'],
+  counts: { prefix_count: { model: 'ipam.prefix', field: 'role' } },
   display: (row) => String(row.name),
   ordering: ['weight', 'name'],
   search: ['name', 'slug', 'description'],
@@ -67,7 +69,11 @@ export const vrf: ModelDef = defineModel({
     import_targets: f.m2m('ipam.routetarget', 'vrf_import_targets', { idFilter: 'import_target_id', filterKey: 'name', filterName: 'import_target' }),
     export_targets: f.m2m('ipam.routetarget', 'vrf_export_targets', { idFilter: 'export_target_id', filterKey: 'name', filterName: 'export_target' }),
   },
-  brief: ['name', 'rd'],
+  brief: ['name', 'rd', 'prefix_count'],
+  counts: {
+    ipaddress_count: { model: 'ipam.ipaddress', field: 'vrf' },
+    prefix_count: { model: 'ipam.prefix', field: 'vrf' },
+  },
   display: (row) => (row.rd ? `${row.name} (${row.rd})` : String(row.name)),
   ordering: ['name', 'rd', 'id'],
   search: ['name', 'rd', 'description'],
