@@ -41,3 +41,4 @@ export * from './referrers';
 export * from './contact-filters';
 export * from './config-context';
 export * from './config-templates';
+export { createObjects } from './handlers';

@@ -1,6 +1,10 @@
 import { rir, role, routeTarget, vrf } from './organisation';
+import { asn, asnRange } from './asns';
+import { vlanGroup, vlan } from './vlans';
+import { fhrpGroup, fhrpGroupAssignment } from './fhrp';
+import { service, serviceTemplate } from './services';
 
-export { rir, role, routeTarget, vrf };
+export { rir, role, routeTarget, vrf, asn, asnRange, vlanGroup, vlan, fhrpGroup, fhrpGroupAssignment, service, serviceTemplate };
 
 /** In dependency order (tables are created in this order). */
-export const models = [rir, role, routeTarget, vrf];
+export const models = [rir, role, routeTarget, vrf, asn, asnRange, vlanGroup, vlan, fhrpGroup, fhrpGroupAssignment, serviceTemplate, service];

@@ -28,10 +28,11 @@ export const role: ModelDef = defineModel({
     weight: f.integer({ min: 0, max: 32767, default: 1000 }),
     description: f.description(),
   },
-  brief: ['name', 'slug'],
+  brief: ['name', 'slug', 'vlan_count'],
   display: (row) => String(row.name),
   ordering: ['weight', 'name'],
   search: ['name', 'slug', 'description'],
+  counts: { vlan_count: { model: 'ipam.vlan', field: 'role' } },
 });
 
 /** A BGP route target (RFC 4360), imported and exported by VRFs. */

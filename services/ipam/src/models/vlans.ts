@@ -1,0 +1,190 @@
+import { ValidationError } from '@inventory/core';
+import { sql, raw, type FilterDef } from '@inventory/filtering';
+import {
+  defineModel,
+  f,
+  ilike,
+  memo,
+  projection,
+  searchFilter,
+  TENANT_GROUP_HOPS,
+  type Hop,
+  type ModelDef,
+  type Row,
+  type ServiceContext,
+  type WriteContext,
+} from '@inventory/rest';
+import { VLAN_STATUS } from './choices';
+
+/** What a VLAN group may be scoped to, and the filter (`?site=<id>`) that finds the groups scoped to each. */
+export const VLAN_GROUP_SCOPES: Record<string, string> = {
+  'dcim.region': 'region',
+  'dcim.sitegroup': 'sitegroup',
+  'dcim.site': 'site',
+  'dcim.location': 'location',
+  'dcim.rack': 'rack',
+  'virtualization.clustergroup': 'clustergroup',
+  'virtualization.cluster': 'cluster',
+};
+const isScope = (label: string) => label in VLAN_GROUP_SCOPES;
+
+export const VID_MIN = 1;
+export const VID_MAX = 4094;
+
+/** `utilization` as NetBox renders its float: two decimals at most, always a point (`"0.0"`, `"2.44"`, `"100.0"`). */
+export function utilization(count: number, minVid: number, maxVid: number): string {
+  const v = Math.round((count / (maxVid - minVid + 1)) * 100 * 100) / 100;
+  return Number.isInteger(v) ? `${v}.0` : String(v);
+}
+
+/** A set of VLANs, unique by VID and name inside it, optionally scoped to a place or a cluster. */
+export const vlanGroup: ModelDef = defineModel({
+  label: 'ipam.vlangroup',
+  endpoint: 'vlan-groups',
+  table: 'vlan_group',
+  verboseName: 'VLAN group',
+  fields: {
+    name: f.name(100),
+    slug: f.slug(100),
+    scope_type: f.contentType({ nullable: true, allowed: isScope }),
+    scope_id: { type: 'bigint', nullable: true, min: 0, max: Number.MAX_SAFE_INTEGER },
+    scope: f.generic('scope_type', 'scope_id', { allowed: isScope }),
+    min_vid: f.integer({ min: VID_MIN, max: VID_MAX, default: VID_MIN, label: 'minimum VLAN ID' }),
+    max_vid: f.integer({ min: VID_MIN, max: VID_MAX, default: VID_MAX, label: 'maximum VLAN ID' }),
+    description: f.description(),
+    // vlan_count / (max_vid - min_vid + 1), in percent (decorate)
+    utilization: f.string(10, { readOnly: true, virtual: true, filter: false, orderable: false }),
+  },
+  brief: ['name', 'slug', 'vlan_count'],
+  display: (row) => String(row.name),
+  ordering: ['name', 'id'],
+  search: ['name', 'description'],
+  counts: { vlan_count: { model: 'ipam.vlan', field: 'group' } },
+  // NULLs are distinct: two unscoped groups may share a name or slug, as in NetBox
+  unique: [
+    { fields: ['scope_type', 'scope_id', 'name'], message: 'VLAN group with this Scope type, Scope id and Name already exists.' },
+    { fields: ['scope_type', 'scope_id', 'slug'], message: 'VLAN group with this Scope type, Scope id and Slug already exists.' },
+  ],
+  filters: (ctx) => scopeFilters(ctx),
+  hooks: {
+    validate: (row) => {
+      // NetBox's VLANGroup.clean()
+      const hasType = row.scope_type !== null && row.scope_type !== undefined && row.scope_type !== '';
+      const hasId = row.scope_id !== null && row.scope_id !== undefined;
+      if (hasType && !hasId) throw new ValidationError({ non_field_errors: ['Cannot set scope_type without scope_id.'] });
+      if (hasId && !hasType) throw new ValidationError({ non_field_errors: ['Cannot set scope_id without scope_type.'] });
+      if (Number(row.max_vid) < Number(row.min_vid)) {
+        throw new ValidationError({ max_vid: ['Maximum child VID must be greater than or equal to minimum child VID'] });
+      }
+    },
+    decorate: async (rows, out, { brief, q, service }) => {
+      if (brief) return;
+      // the list and detail queries count the VLANs; a fresh object (a POST's answer, an event) counts them here
+      const missing = rows.filter((_, i) => out[i].vlan_count === undefined).map((r) => Number(r.id));
+      const counted = new Map<number, number>();
+      if (missing.length) {
+        const found = await q.query(
+          sql`SELECT group_id, count(*) AS n FROM ${raw(service.db.table('vlan'))} WHERE group_id = ANY(${missing}::bigint[]) GROUP BY group_id`,
+        );
+        for (const r of found) counted.set(Number(r.group_id), Number(r.n));
+      }
+      rows.forEach((row, i) => {
+        const count = out[i].vlan_count === undefined ? (counted.get(Number(row.id)) ?? 0) : Number(out[i].vlan_count);
+        out[i].utilization = utilization(count, Number(row.min_vid), Number(row.max_vid));
+      });
+    },
+  },
+});
+
+/** `?region=<id>` … `?cluster=<id>`: the groups scoped to exactly that object (no hierarchy), as NetBox. */
+function scopeFilters(ctx: ServiceContext): FilterDef[] {
+  void ctx;
+  return Object.entries(VLAN_GROUP_SCOPES).map(([label, name]) => ({
+    kind: 'method',
+    name,
+    valueType: 'integer',
+    apply: (values: string[]) => {
+      const id = values[values.length - 1];
+      if (id === undefined || !/^\d{1,15}$/.test(id)) throw new ValidationError({ [name]: ['Enter a whole number.'] });
+      return sql`(t.scope_type = ${label} AND t.scope_id = ${Number(id)}::bigint)`;
+    },
+  }));
+}
+
+/** A VLAN's site's region and group, at any depth (through the projections of dcim's sites, regions and site groups). */
+const SITE_HOPS: Hop[] = [
+  { name: 'region', via: 'region', to: 'dcim.region', key: 'slug', tree: true },
+  { name: 'region_id', via: 'region', to: 'dcim.region', key: 'id', tree: true },
+  { name: 'site_group', via: 'group', to: 'dcim.sitegroup', key: 'slug', tree: true },
+  { name: 'site_group_id', via: 'group', to: 'dcim.sitegroup', key: 'id', tree: true },
+];
+
+/** A layer-two network: a VID, unique inside its group (if any). */
+export const vlan: ModelDef = defineModel({
+  label: 'ipam.vlan',
+  endpoint: 'vlans',
+  verboseName: 'VLAN',
+  fields: {
+    site: f.fk('dcim.site', 'PROTECT', { nullable: true, hops: SITE_HOPS }),
+    group: f.fk('ipam.vlangroup', 'PROTECT', { nullable: true }),
+    vid: f.integer({ required: true, min: VID_MIN, max: VID_MAX, label: 'VLAN ID' }),
+    name: f.name(64),
+    tenant: f.fk('tenancy.tenant', 'PROTECT', { nullable: true, hops: TENANT_GROUP_HOPS }),
+    // the seed's VLAN status: an integer value (1 active, 2 reserved, 3 deprecated); writes also take the label's slug
+    status: f.choice(VLAN_STATUS, { default: 1 }),
+    role: f.fk('ipam.role', 'SET_NULL'),
+    description: f.description(),
+    comments: f.comments(),
+    // no L2VPNs here: always null
+    l2vpn_termination: f.json({ readOnly: true, virtual: true, filter: false, orderable: false }),
+  },
+  brief: ['vid', 'name'],
+  display: (row) => `${String(row.name)} (${String(row.vid)})`,
+  ordering: ['site', 'group', 'vid', 'id'],
+  unique: [
+    { fields: ['group', 'vid'], message: 'VLAN with this Group and VLAN ID already exists.' },
+    { fields: ['group', 'name'], message: 'VLAN with this Group and Name already exists.' },
+  ],
+  // `q`: name or description, or the VID when `q` is a number
+  filters: () => [
+    searchFilter((pattern, text) => [
+      ilike(sql`t.name`, pattern),
+      ilike(sql`t.description`, pattern),
+      ...(/^\d{1,9}$/.test(text) ? [sql`t.vid = ${Number(text)}`] : []),
+    ]),
+  ],
+  hooks: {
+    validate: (row, _existing, wctx) => checkGroup(row, wctx),
+  },
+});
+
+/** NetBox's VLAN.clean(): a grouped VLAN's site is its group's scope, and its VID is inside the group's range. */
+async function checkGroup(row: Row, wctx: WriteContext): Promise<void> {
+  if (row.group_id === null || row.group_id === undefined) return;
+  const ctx = wctx.service;
+  const group = await memo(wctx, `ipam.vlangroup:${String(row.group_id)}`, async () => {
+    const [g] = await wctx.tx.query(sql`SELECT * FROM ${raw(ctx.db.table(vlanGroup.table))} WHERE id = ${row.group_id}`);
+    return g as Row | undefined;
+  });
+  if (!group) return;
+  if (row.site_id !== null && row.site_id !== undefined && !(group.scope_type === 'dcim.site' && Number(group.scope_id) === Number(row.site_id))) {
+    const [names] = await wctx.tx.query(
+      sql`SELECT (SELECT nested->>'display' FROM ${projection(ctx, 'dcim.site')} WHERE id = ${row.site_id}) AS site,
+                 ${group.scope_type ? scopeDisplay(ctx, String(group.scope_type), Number(group.scope_id)) : sql`NULL`} AS scope`,
+    );
+    throw new ValidationError({
+      non_field_errors: [
+        `VLAN is assigned to group ${String(group.name)} (scope: ${names?.scope ?? 'None'}); cannot also assign to site ${names?.site ?? String(row.site_id)}.`,
+      ],
+    });
+  }
+  const vid = Number(row.vid);
+  if (vid < Number(group.min_vid) || vid > Number(group.max_vid)) {
+    throw new ValidationError({ vid: [`VID must be between ${String(group.min_vid)} and ${String(group.max_vid)} for VLANs in group ${String(group.name)}`] });
+  }
+}
+
+/** The display of a group's scope object, from this service's projection of its model. */
+function scopeDisplay(ctx: ServiceContext, label: string, id: number) {
+  return sql`(SELECT nested->>'display' FROM ${projection(ctx, label)} WHERE id = ${id})`;
+}
