@@ -76,10 +76,13 @@ export function modelHandlers(ctx: ServiceContext, model: ModelDef): ModelHandle
       const url = requestUrl(req, base(req));
       const params = url.searchParams;
       const defs = cachedFilters(ctx, model, model.customFields ? await ctx.extras.customFields(model.label) : []);
-      const filter = await buildFilter(defs, params, { strict: ctx.settings.strictFiltering, extraReserved: READ_OPTION_PARAMS });
+      // a model's own filter named like a read option (an ASN range's `start`) wins over it: NetBox 3.7's filter comes first
+      const shadowed = READ_OPTION_PARAMS.filter((p) => defs.some((d) => d.name === p));
+      const reserved = shadowed.length ? READ_OPTION_PARAMS.filter((p) => !shadowed.includes(p)) : READ_OPTION_PARAMS;
+      const filter = await buildFilter(defs, params, { strict: ctx.settings.strictFiltering, extraReserved: reserved });
       if (filter.ignored.length) res.setHeader('X-Ignored-Parameters', ignoredHeader(filter.ignored));
       // fields=, omit=, count=false, start=, cursor= (read-options.ts); without them, NetBox 3.7's list as it was
-      const options = parseReadOptions(params);
+      const options = parseReadOptions(shadowed.length ? withoutParams(params, shadowed) : params);
       if (options) return sendJson(res, 200, await listWithOptions(ctx, model, { url, where: and([filter.where, scope]), base: base(req), options }));
       const page = parsePage(params, ctx.settings.paginateCount, ctx.settings.maxPageSize);
       const { rows, count } = await fetchPage(ctx, model, {
@@ -282,6 +285,13 @@ function bulkItems(body: unknown): Record<string, unknown>[] {
 async function inScope(ctx: ServiceContext, model: ModelDef, ids: number[], scope: Sql): Promise<number[]> {
   const rows = await ctx.db.query(sql`SELECT t.id FROM ${raw(ctx.db.table(model.table))} t WHERE t.id = ANY(${ids}::bigint[]) AND ${scope}`);
   return rows.map((r) => Number(r.id));
+}
+
+/** The query parameters without those named (a copy). */
+function withoutParams(params: URLSearchParams, names: readonly string[]): URLSearchParams {
+  const out = new URLSearchParams(params);
+  for (const n of names) out.delete(n);
+  return out;
 }
 
 /** A representation without one key, the others in their order. */

@@ -136,7 +136,9 @@ async function warmGeneric(ctx: ServiceContext, model: ModelDef, items: unknown[
     for (const item of items) {
       if (item === null || typeof item !== 'object' || Array.isArray(item)) continue;
       const label = (item as Row)[field.typeField];
-      const id = Number((item as Row)[field.idField]);
+      // only what could be an id: an object's own toString (a client's `{"toString": "x"}`) is not called
+      const given = (item as Row)[field.idField];
+      const id = typeof given === 'number' || typeof given === 'string' ? Number(given) : NaN;
       if (typeof label !== 'string' || !projected.has(label) || !Number.isSafeInteger(id)) continue;
       byTarget.set(label, [...(byTarget.get(label) ?? []), id]);
     }

@@ -51,16 +51,11 @@ const portFilter: FilterDef = {
 /** Fields a service and its template share. */
 const common = (): Record<string, FieldDef> => ({
   ports: f.array('integer', { required: true }),
-  protocol: f.choice(SERVICE_PROTOCOLS, { required: true, singleFilter: true }),
+  // the nested form names it bare (a stock DRF choice field in NetBox's nested serializers)
+  protocol: f.choice(SERVICE_PROTOCOLS, { required: true, singleFilter: true, briefPlain: true }),
   description: f.description(),
   comments: f.comments(),
 });
-
-/** The nested form names the protocol bare (a stock DRF choice field inside a nested serializer). */
-function plainProtocolInBrief(_rows: Row[], out: Row[], opts: { brief: boolean }): void {
-  if (!opts.brief) return;
-  for (const rep of out) if (rep.protocol && typeof rep.protocol === 'object') rep.protocol = (rep.protocol as { value: unknown }).value;
-}
 
 /** A reusable description of a service (name, protocol, ports), to create services from. */
 export const serviceTemplate: ModelDef = defineModel({
@@ -74,7 +69,7 @@ export const serviceTemplate: ModelDef = defineModel({
   ordering: ['name'],
   search: ['name', 'description'],
   filters: () => [portFilter],
-  hooks: { validate: checkPorts, decorate: plainProtocolInBrief },
+  hooks: { validate: checkPorts },
 });
 
 /** An application listening on a device or a virtual machine (exactly one of them). */
@@ -98,10 +93,9 @@ export const service: ModelDef = defineModel({
       // NetBox's Service.clean()
       const device = row.device_id !== null && row.device_id !== undefined;
       const machine = row.virtual_machine_id !== null && row.virtual_machine_id !== undefined;
-      if (device && machine) throw new ValidationError({ non_field_errors: ['A service cannot be associated with both a device and a virtual machine.'] });
-      if (!device && !machine) throw new ValidationError({ non_field_errors: ['A service must be associated with either a device or a virtual machine.'] });
+      if (device && machine) throw new ValidationError({ __all__: ['A service cannot be associated with both a device and a virtual machine.'] });
+      if (!device && !machine) throw new ValidationError({ __all__: ['A service must be associated with either a device or a virtual machine.'] });
       checkPorts(row);
     },
-    decorate: plainProtocolInBrief,
   },
 });

@@ -71,8 +71,8 @@ export const vlanGroup: ModelDef = defineModel({
       // NetBox's VLANGroup.clean()
       const hasType = row.scope_type !== null && row.scope_type !== undefined && row.scope_type !== '';
       const hasId = row.scope_id !== null && row.scope_id !== undefined;
-      if (hasType && !hasId) throw new ValidationError({ non_field_errors: ['Cannot set scope_type without scope_id.'] });
-      if (hasId && !hasType) throw new ValidationError({ non_field_errors: ['Cannot set scope_id without scope_type.'] });
+      if (hasType && !hasId) throw new ValidationError({ __all__: ['Cannot set scope_type without scope_id.'] });
+      if (hasId && !hasType) throw new ValidationError({ __all__: ['Cannot set scope_id without scope_type.'] });
       if (Number(row.max_vid) < Number(row.min_vid)) {
         throw new ValidationError({ max_vid: ['Maximum child VID must be greater than or equal to minimum child VID'] });
       }
@@ -173,7 +173,7 @@ async function checkGroup(row: Row, wctx: WriteContext): Promise<void> {
                  ${group.scope_type ? scopeDisplay(ctx, String(group.scope_type), Number(group.scope_id)) : sql`NULL`} AS scope`,
     );
     throw new ValidationError({
-      non_field_errors: [
+      __all__: [
         `VLAN is assigned to group ${String(group.name)} (scope: ${names?.scope ?? 'None'}); cannot also assign to site ${names?.site ?? String(row.site_id)}.`,
       ],
     });
