@@ -210,6 +210,20 @@ describe('ASNs and ASN ranges', () => {
     expect((await api.post('/api/ipam/asns/', { asn: 0, rir: rir.id })).body).toHaveProperty('asn');
   });
 
+  test('when sites list an ASN, then its site_count counts them and the site filters find it', async () => {
+    const rir = await made('/api/ipam/rirs/', { name: 'Site RIR', slug: 'site-rir' });
+    const a = await made('/api/ipam/asns/', { asn: 64999, rir: rir.id });
+    const b = await made('/api/ipam/asns/', { asn: 64998, rir: rir.id });
+    const s = await made('/api/dcim/sites/', { name: 'Asn site', slug: 'asn-site', asns: [a.id] }, dcimApi);
+    await made('/api/dcim/sites/', { name: 'Asn site 2', slug: 'asn-site-2', asns: [a.id, b.id] }, dcimApi);
+    await eventually(async () => (await api.get(`/api/ipam/asns/${a.id}/`)).body.site_count === 2, 15_000, 'site_count from the sites\' asns');
+    const read = (await api.get(`/api/ipam/asns/${b.id}/`)).body;
+    expect([read.site_count, read.provider_count]).toEqual([1, 0]);
+    expect((await api.get(`/api/ipam/asns/?site_id=${s.id}`)).body.results.map((x: Obj) => x.id)).toEqual([a.id]);
+    expect((await api.get('/api/ipam/asns/?site=asn-site&site=asn-site-2')).body.results.map((x: Obj) => x.id)).toEqual([b.id, a.id]);
+    expect((await api.get('/api/ipam/asns/?site=nowhere')).status).toBe(400);
+  });
+
   test('when a range ends at or before its start, then 400 (non-field)', async () => {
     const rir = await made('/api/ipam/rirs/', { name: 'Range RIR', slug: 'range-rir' });
     const r = await api.post('/api/ipam/asn-ranges/', { name: 'bad', slug: 'bad', rir: rir.id, start: 100, end: 100 });
@@ -358,7 +372,6 @@ describe('available VLANs', () => {
     const one = await api.post(`/api/ipam/vlan-groups/${g.id}/available-vlans/`, { name: 'single' });
     expect(one.status).toBe(201);
     expect(one.body).toMatchObject({ vid: 7, name: 'single' });
-    expect(one.body.vlan_count).toBeUndefined();
     expect((await api.post(`/api/ipam/vlan-groups/${g.id}/available-vlans/`, [])).body).toEqual([]);
   });
 
