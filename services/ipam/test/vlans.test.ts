@@ -105,6 +105,23 @@ describe('VLAN groups', () => {
     expect(sorted.body.results.map((x: Obj) => x.id)).toEqual([small.id, g.id]);
   });
 
+  test('when the scope object is deleted, then its empty groups go with it; while they hold VLANs its delete is refused (409)', async () => {
+    const s = await site();
+    const empty = await group({ scope_type: 'dcim.site', scope_id: s.id });
+    const held = await group({ scope_type: 'dcim.site', scope_id: s.id });
+    const v = await made('/api/ipam/vlans/', { vid: 9, name: 'keeper', group: held.id });
+    const refused = await dcimApi.delete(`/api/dcim/sites/${s.id}/`);
+    expect(refused.status).toBe(409);
+    expect(refused.body.detail).toBe(`Unable to delete object. 1 dependent objects were found: keeper (9) (${v.id})`);
+    expect((await api.delete(`/api/ipam/vlans/${v.id}/`)).status).toBe(204);
+    expect((await dcimApi.delete(`/api/dcim/sites/${s.id}/`)).status).toBe(204);
+    await eventually(
+      async () => (await api.get(`/api/ipam/vlan-groups/?id=${empty.id}&id=${held.id}`)).body.count === 0,
+      15_000,
+      'the groups scoped to the site deleted with it',
+    );
+  });
+
   test('when a group holds VLANs, then deleting it is refused (409)', async () => {
     const g = await group();
     await made('/api/ipam/vlans/', { vid: 5, name: 'held', group: g.id });
