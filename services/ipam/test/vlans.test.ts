@@ -216,6 +216,57 @@ describe('VLANs', () => {
   });
 });
 
+describe('VLANs available at a place', () => {
+  test('when asked at a site, on a device or on a machine, then the VLANs of groups scoped there (and above), of the site, and the global ones match', async () => {
+    const top = await made('/api/dcim/regions/', { name: 'Avail top', slug: 'avail-top' }, dcimApi);
+    const region = await made('/api/dcim/regions/', { name: 'Avail region', slug: 'avail-region', parent: top.id }, dcimApi);
+    const sgroup = await made('/api/dcim/site-groups/', { name: 'Avail sg', slug: 'avail-sg' }, dcimApi);
+    const s = await made('/api/dcim/sites/', { name: 'Avail site', slug: 'avail-site', region: region.id, group: sgroup.id }, dcimApi);
+    const elsewhere = await site();
+    const location = await made('/api/dcim/locations/', { name: 'Avail loc', slug: 'avail-loc', site: s.id }, dcimApi);
+    const rack = await made('/api/dcim/racks/', { name: 'Avail rack', site: s.id, location: location.id }, dcimApi);
+    const maker = await made('/api/dcim/manufacturers/', { name: 'Avail maker', slug: 'avail-maker' }, dcimApi);
+    const type = await made('/api/dcim/device-types/', { manufacturer: maker.id, model: 'Avail box', slug: 'avail-box' }, dcimApi);
+    const role = await made('/api/dcim/device-roles/', { name: 'Avail role', slug: 'avail-role' }, dcimApi);
+    const device = await made('/api/dcim/devices/', { name: 'avail-device', device_type: type.id, role: role.id, site: s.id, location: location.id, rack: rack.id }, dcimApi);
+    const ctype = await made('/api/virtualization/cluster-types/', { name: 'Avail type', slug: 'avail-type' }, virt);
+    const cgroup = await made('/api/virtualization/cluster-groups/', { name: 'Avail cgroup', slug: 'avail-cgroup' }, virt);
+    const cluster = await made('/api/virtualization/clusters/', { name: 'Avail cluster', type: ctype.id, group: cgroup.id, site: s.id }, virt);
+    const machine = await made('/api/virtualization/virtual-machines/', { name: 'avail-vm', cluster: cluster.id }, virt);
+
+    const inGroup = async (scope_type: string | null, scope_id: number | null) => {
+      const g = await group(scope_type ? { scope_type, scope_id } : {});
+      return (await made('/api/ipam/vlans/', { vid: 100, name: uniq('v'), group: g.id })).id;
+    };
+    const v = {
+      site: await inGroup('dcim.site', s.id),
+      top: await inGroup('dcim.region', top.id),
+      sgroup: await inGroup('dcim.sitegroup', sgroup.id),
+      other: await inGroup('dcim.site', elsewhere.id),
+      global: await inGroup(null, null),
+      location: await inGroup('dcim.location', location.id),
+      rack: await inGroup('dcim.rack', rack.id),
+      cluster: await inGroup('virtualization.cluster', cluster.id),
+      cgroup: await inGroup('virtualization.clustergroup', cgroup.id),
+      atSite: (await made('/api/ipam/vlans/', { vid: 200, name: 'at site', site: s.id })).id,
+      atOther: (await made('/api/ipam/vlans/', { vid: 200, name: 'at other', site: elsewhere.id })).id,
+      bare: (await made('/api/ipam/vlans/', { vid: 200, name: 'bare' })).id,
+    };
+    const all = Object.values(v).map((id) => `id=${id}`).join('&');
+    const found = async (q: string) => {
+      const r = await api.get(`/api/ipam/vlans/?${q}&${all}`);
+      expect(r.status).toBe(200);
+      return r.body.results.map((x: Obj) => x.id).sort((a: number, b: number) => a - b);
+    };
+    const sorted = (ids: number[]) => [...ids].sort((a, b) => a - b);
+    const common = [v.site, v.top, v.sgroup, v.global, v.atSite, v.bare];
+    expect(await found(`available_at_site=${s.id}`)).toEqual(sorted(common));
+    expect(await found(`available_on_device=${device.id}`)).toEqual(sorted([...common, v.location, v.rack]));
+    expect(await found(`available_on_virtualmachine=${machine.id}`)).toEqual(sorted([...common, v.cluster, v.cgroup]));
+    expect((await api.get('/api/ipam/vlans/?available_at_site=99999999')).status).toBe(400);
+  });
+});
+
 describe('ASNs and ASN ranges', () => {
   test('when an ASN is beyond 16 bits, then its display adds the asdot form', async () => {
     const rir = await made('/api/ipam/rirs/', { name: 'Display RIR', slug: 'display-rir' });

@@ -1,5 +1,5 @@
 import { ValidationError } from '@inventory/core';
-import { sql, raw, type FilterDef } from '@inventory/filtering';
+import { sql, raw, type FilterDef, type Sql } from '@inventory/filtering';
 import {
   defineModel,
   f,
@@ -146,12 +146,13 @@ export const vlan: ModelDef = defineModel({
     { fields: ['group', 'name'], message: 'VLAN with this Group and Name already exists.' },
   ],
   // `q`: name or description, or the VID when `q` is a number
-  filters: () => [
+  filters: (ctx) => [
     searchFilter((pattern, text) => [
       ilike(sql`t.name`, pattern),
       ilike(sql`t.description`, pattern),
       ...(/^\d{1,9}$/.test(text) ? [sql`t.vid = ${Number(text)}`] : []),
     ]),
+    ...availableFilters(ctx),
   ],
   hooks: {
     validate: (row, _existing, wctx) => checkGroup(row, wctx),
@@ -187,4 +188,64 @@ async function checkGroup(row: Row, wctx: WriteContext): Promise<void> {
 /** The display of a group's scope object, from this service's projection of its model. */
 function scopeDisplay(ctx: ServiceContext, label: string, id: number) {
   return sql`(SELECT nested->>'display' FROM ${projection(ctx, label)} WHERE id = ${id})`;
+}
+
+/**
+ * `available_at_site`, `available_on_device`, `available_on_virtualmachine`
+ * (NetBox's VLANQuerySet.get_for_site / get_for_device /
+ * get_for_virtualmachine): the VLANs usable there. Those of groups scoped to
+ * the place (the site, its region and site group at any depth up; a device's
+ * location at any depth up and its rack; a machine's cluster and cluster
+ * group), those of the site itself, and the global ones (no site, and no
+ * group or an unscoped one). Read from this service's projections of dcim's
+ * and virtualization's objects.
+ */
+function availableFilters(ctx: ServiceContext): FilterDef[] {
+  const p = (label: string) => projection(ctx, label);
+  const groups = raw(ctx.db.table(vlanGroup.table));
+  /** Ancestors (and itself) of the tree node `id` of `label`, as a bigint[]. */
+  const upFrom = (label: string, id: Sql) => sql`COALESCE((SELECT n.path FROM ${p(label)} n WHERE n.id = ${id} AND NOT n.deleted), '{}')`;
+  const siteData = (site: Sql, key: string) => sql`(SELECT (s.data->>${key})::bigint FROM ${p('dcim.site')} s WHERE s.id = ${site})`;
+  const siteScopes = (site: Sql) => sql`(g.scope_type = 'dcim.site' AND g.scope_id = ${site})
+    OR (g.scope_type = 'dcim.region' AND g.scope_id = ANY(${upFrom('dcim.region', siteData(site, 'region'))}))
+    OR (g.scope_type = 'dcim.sitegroup' AND g.scope_id = ANY(${upFrom('dcim.sitegroup', siteData(site, 'group'))}))`;
+  const usable = (scopes: Sql, site: Sql) => sql`(
+    t.group_id IN (SELECT g.id FROM ${groups} g WHERE ${scopes})
+    OR t.site_id = ${site}
+    OR (t.site_id IS NULL AND (t.group_id IS NULL OR t.group_id IN (SELECT g.id FROM ${groups} g WHERE g.scope_id IS NULL))))`;
+  const one = (name: string, label: string, build: (id: number) => Sql): FilterDef => ({
+    kind: 'method',
+    name,
+    valueType: 'integer',
+    apply: async (values) => {
+      const v = values[values.length - 1] ?? '';
+      const [hit] = /^\d{1,15}$/.test(v) ? await ctx.db.query(sql`SELECT id FROM ${p(label)} WHERE id = ${Number(v)} AND NOT deleted`) : [];
+      if (!hit) throw new ValidationError({ [name]: ['Select a valid choice. That choice is not one of the available choices.'] });
+      return build(Number(v));
+    },
+  });
+  return [
+    one('available_at_site', 'dcim.site', (id) => usable(siteScopes(sql`${id}::bigint`), sql`${id}::bigint`)),
+    one('available_on_device', 'dcim.device', (id) => {
+      const device = (key: string) => sql`(SELECT (d.data->>${key})::bigint FROM ${p('dcim.device')} d WHERE d.id = ${id})`;
+      const site = device('site');
+      return usable(
+        sql`${siteScopes(site)}
+          OR (g.scope_type = 'dcim.location' AND g.scope_id = ANY(${upFrom('dcim.location', device('location'))}))
+          OR (g.scope_type = 'dcim.rack' AND g.scope_id = ${device('rack')})`,
+        site,
+      );
+    }),
+    one('available_on_virtualmachine', 'virtualization.virtualmachine', (id) => {
+      const cluster = sql`(SELECT (m.data->>'cluster')::bigint FROM ${p('virtualization.virtualmachine')} m WHERE m.id = ${id})`;
+      const clusterData = (key: string) => sql`(SELECT (c.data->>${key})::bigint FROM ${p('virtualization.cluster')} c WHERE c.id = ${cluster})`;
+      const site = sql`COALESCE((SELECT (m.data->>'site')::bigint FROM ${p('virtualization.virtualmachine')} m WHERE m.id = ${id}), ${clusterData('site')})`;
+      return usable(
+        sql`(g.scope_type = 'virtualization.cluster' AND g.scope_id = ${cluster})
+          OR (g.scope_type = 'virtualization.clustergroup' AND g.scope_id = ${clusterData('group')})
+          OR ${siteScopes(site)}`,
+        site,
+      );
+    }),
+  ];
 }
