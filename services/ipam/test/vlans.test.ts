@@ -195,6 +195,23 @@ describe('VLANs', () => {
     expect((await api.get(`/api/ipam/roles/${role.id}/?brief=1`)).body).toMatchObject({ vlan_count: 2, slug: 'counted' });
   });
 
+  test('when listed without ordering, then by site (natural name, none last), group (name, none last), VID, id', async () => {
+    const s10 = await made('/api/dcim/sites/', { name: 'Order 10', slug: 'order-10' }, dcimApi);
+    const s2 = await made('/api/dcim/sites/', { name: 'Order 2', slug: 'order-2' }, dcimApi);
+    const gb = await group({ name: 'order b', slug: 'order-b' });
+    const ga = await group({ name: 'order a', slug: 'order-a' });
+    const ids = [
+      (await made('/api/ipam/vlans/', { vid: 1, name: 'none-none' })).id,
+      (await made('/api/ipam/vlans/', { vid: 9, name: 'none-b', group: gb.id })).id,
+      (await made('/api/ipam/vlans/', { vid: 8, name: 'none-a', group: ga.id })).id,
+      (await made('/api/ipam/vlans/', { vid: 7, name: 's10', site: s10.id })).id,
+      (await made('/api/ipam/vlans/', { vid: 6, name: 's2-high', site: s2.id })).id,
+      (await made('/api/ipam/vlans/', { vid: 5, name: 's2-low', site: s2.id })).id,
+    ];
+    const r = await api.get(`/api/ipam/vlans/?${ids.map((id) => `id=${id}`).join('&')}`);
+    expect(r.body.results.map((x: Obj) => x.name)).toEqual(['s2-low', 's2-high', 's10', 'none-a', 'none-b', 'none-none']);
+  });
+
   test('when filtered by q, then name, description or an exact VID match', async () => {
     const g = await group();
     const a = await made('/api/ipam/vlans/', { vid: 3901, name: 'quartz', group: g.id, description: 'granite' });
