@@ -5,6 +5,7 @@ import { createService as virtualization } from '@inventory/virtualization';
 import { createService as tenancy } from '@inventory/tenancy';
 import { createService as extras } from '@inventory/extras';
 import { createService as users } from '@inventory/users';
+import { createService as circuits } from '@inventory/circuits';
 
 type Obj = Record<string, any>;
 
@@ -13,7 +14,7 @@ let api: Client;
 let dcimApi: Client;
 let virt: Client;
 beforeAll(async () => {
-  stack = await bootStack({ extras, tenancy, users, dcim, virtualization, ipam });
+  stack = await bootStack({ extras, tenancy, users, dcim, virtualization, circuits, ipam });
   api = stack.client('ipam');
   dcimApi = stack.client('dcim');
   virt = stack.client('virtualization');
@@ -188,6 +189,14 @@ describe('VLANs', () => {
     await made('/api/ipam/vlans/', [{ vid: 30, name: 'thirty' }, { vid: 30, name: 'thirty' }]);
   });
 
+  test('when VLANs name a site and a tenant, then dcim\'s site and tenancy\'s tenant count them (their vlan_count, from ipam\'s events)', async () => {
+    const s = await site();
+    const tenant = await made('/api/tenancy/tenants/', { name: 'Counting tenant', slug: 'counting-tenant' }, stack.client('tenancy'));
+    await made('/api/ipam/vlans/', [{ vid: 50, name: 'c1', site: s.id, tenant: tenant.id }, { vid: 51, name: 'c2', site: s.id }]);
+    await eventually(async () => (await dcimApi.get(`/api/dcim/sites/${s.id}/`)).body.vlan_count === 2, 15_000, 'the site\'s vlan_count');
+    await eventually(async () => (await stack.client('tenancy').get(`/api/tenancy/tenants/${tenant.id}/`)).body.vlan_count === 1, 15_000, 'the tenant\'s vlan_count');
+  });
+
   test('when VLANs have a role, then the role counts them (vlan_count), also in brief', async () => {
     const role = await made('/api/ipam/roles/', { name: 'Counted', slug: 'counted' });
     await made('/api/ipam/vlans/', [{ vid: 40, name: 'r1', role: role.id }, { vid: 41, name: 'r2', role: role.id }]);
@@ -302,8 +311,12 @@ describe('ASNs and ASN ranges', () => {
     const s = await made('/api/dcim/sites/', { name: 'Asn site', slug: 'asn-site', asns: [a.id] }, dcimApi);
     await made('/api/dcim/sites/', { name: 'Asn site 2', slug: 'asn-site-2', asns: [a.id, b.id] }, dcimApi);
     await eventually(async () => (await api.get(`/api/ipam/asns/${a.id}/`)).body.site_count === 2, 15_000, 'site_count from the sites\' asns');
-    const read = (await api.get(`/api/ipam/asns/${b.id}/`)).body;
+    let read = (await api.get(`/api/ipam/asns/${b.id}/`)).body;
     expect([read.site_count, read.provider_count]).toEqual([1, 0]);
+    await made('/api/circuits/providers/', { name: 'Asn provider', slug: 'asn-provider', asns: [b.id] }, stack.client('circuits'));
+    await eventually(async () => (await api.get(`/api/ipam/asns/${b.id}/`)).body.provider_count === 1, 15_000, 'provider_count from the providers\' asns');
+    read = (await api.get(`/api/ipam/asns/?id=${a.id}&id=${b.id}&ordering=-provider_count`)).body;
+    expect(read.results.map((x: Obj) => [x.asn, x.site_count, x.provider_count])).toEqual([[64998, 1, 1], [64999, 2, 0]]);
     expect((await api.get(`/api/ipam/asns/?site_id=${s.id}`)).body.results.map((x: Obj) => x.id)).toEqual([a.id]);
     expect((await api.get('/api/ipam/asns/?site=asn-site&site=asn-site-2')).body.results.map((x: Obj) => x.id)).toEqual([b.id, a.id]);
     expect((await api.get('/api/ipam/asns/?site=nowhere')).status).toBe(400);
