@@ -497,6 +497,32 @@ describe('available VLANs', () => {
     expect((await api.get(`/api/ipam/vlan-groups/${g.id}/available-vlans/`)).body).toEqual([]);
   });
 
+  test('when the user may not view the group, then 404; may not view or add VLANs, then 403; a constrained view limits the groups', async () => {
+    const g = await group({ min_vid: 1, max_vid: 10 });
+    const other = await group({ min_vid: 1, max_vid: 10 });
+    const as = (permissions: Obj[], write = true) =>
+      api.withIdentity({
+        user: { id: 9_100_001, username: 'allocator', is_superuser: false, is_staff: false, is_active: true },
+        token: { id: 9_100_001, write_enabled: write },
+        permissions,
+      } as any);
+    const path = `/api/ipam/vlan-groups/${g.id}/available-vlans/`;
+    expect((await as([{ object_types: ['ipam.vlan'], actions: ['view', 'add'] }]).get(path)).status).toBe(404);
+    expect((await as([{ object_types: ['ipam.vlangroup'], actions: ['view'] }]).get(path)).status).toBe(403);
+    const viewer = as([{ object_types: ['ipam.vlangroup', 'ipam.vlan'], actions: ['view'] }]);
+    expect((await viewer.get(path)).status).toBe(200);
+    expect((await viewer.post(path, { name: 'nope' })).status).toBe(403);
+    const constrained = as([
+      { object_types: ['ipam.vlangroup'], actions: ['view'], constraints: { id: other.id } },
+      { object_types: ['ipam.vlan'], actions: ['view', 'add'] },
+    ]);
+    expect((await constrained.get(path)).status).toBe(404);
+    const made1 = await constrained.post(`/api/ipam/vlan-groups/${other.id}/available-vlans/`, { name: 'allowed' });
+    expect([made1.status, made1.body.vid]).toEqual([201, 1]);
+    const readOnly = as([{ object_types: ['ipam.vlangroup', 'ipam.vlan'], actions: ['view', 'add'] }], false);
+    expect((await readOnly.post(path, { name: 'ro' })).status).toBe(403);
+  });
+
   test('when 50 allocations run at once, then they get 50 distinct VIDs', async () => {
     const g = await group({ min_vid: 100, max_vid: 199 });
     const replies = await Promise.all(Array.from({ length: 50 }, (_, i) => api.post(`/api/ipam/vlan-groups/${g.id}/available-vlans/`, { name: `c${i}` })));

@@ -1,6 +1,6 @@
 import type { Express, Request, Response } from 'express';
-import { Conflict, NotFound, ValidationError, sendJson } from '@inventory/core';
-import { sql, raw } from '@inventory/filtering';
+import { Conflict, NotAuthenticated, NotFound, PermissionDenied, ValidationError, sendJson } from '@inventory/core';
+import { sql, raw, type Sql } from '@inventory/filtering';
 import {
   baseUrl,
   createObjects,
@@ -55,7 +55,14 @@ export function allocationLimit(raw: unknown): number {
 
 /** The parent row, among those the caller may view; else 404. */
 async function findParent(ctx: ServiceContext, pool: IntegerPool, req: Request, res: Response, q: Queryable, lock = false): Promise<Row> {
-  const scope = requirePermission(ctx, pool.parent, identityOf(res), 'view');
+  let scope: Sql;
+  try {
+    scope = requirePermission(ctx, pool.parent, identityOf(res), 'view');
+  } catch (err) {
+    // NetBox looks the parent up in what the user may view: none of it is a 404, not a 403
+    if (err instanceof PermissionDenied && !(err instanceof NotAuthenticated)) throw new NotFound();
+    throw err;
+  }
   const id = parseId(req.params.id);
   const [row] = await q.query(sql`SELECT * FROM ${raw(ctx.db.table(pool.parent.table))} t WHERE t.id = ${id} AND ${scope}${raw(lock ? ' FOR UPDATE' : '')}`);
   if (!row) throw new NotFound();
