@@ -137,6 +137,7 @@ describe('VLANs', () => {
     const v = await made('/api/ipam/vlans/', { vid: 100, name: 'status default' });
     expect(v.status).toEqual({ value: 1, label: 'Active' });
     expect(v.display).toBe('status default (100)');
+    expect(v.display_name).toBe('status default (100)');
     expect(v.l2vpn_termination).toBeNull();
     const reserved = await made('/api/ipam/vlans/', { vid: 101, name: 'reserved', status: 'reserved' });
     expect(reserved.status).toEqual({ value: 2, label: 'Reserved' });

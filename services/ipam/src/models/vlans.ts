@@ -137,6 +137,8 @@ export const vlan: ModelDef = defineModel({
     comments: f.comments(),
     // no L2VPNs here: always null
     l2vpn_termination: f.json({ readOnly: true, virtual: true, filter: false, orderable: false }),
+    // the seed's VLAN shape also carries `display_name`: the display again (decorate)
+    display_name: f.string(200, { readOnly: true, virtual: true, filter: false, orderable: false }),
   },
   brief: ['vid', 'name'],
   display: (row) => `${String(row.name)} (${String(row.vid)})`,
@@ -156,6 +158,9 @@ export const vlan: ModelDef = defineModel({
   ],
   hooks: {
     validate: (row, _existing, wctx) => checkGroup(row, wctx),
+    decorate: (rows, out) => {
+      out.forEach((rep, i) => 'display_name' in rep && (rep.display_name = `${String(rows[i].name)} (${String(rows[i].vid)})`));
+    },
   },
 });
 
