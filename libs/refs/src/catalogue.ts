@@ -127,6 +127,8 @@ const ROWS: Row[] = [
   ['dcim.virtualdevicecontext', 'virtual device context', 'dcim', 'virtual-device-contexts', 'tce'],
   ['dcim.cabletermination', 'cable termination', 'dcim', 'cable-terminations', ''],
   ['extras.configtemplate', 'config template', 'extras', 'config-templates', 'te'],
+  // ipam's FHRP group assignments: change-logged, without tags, custom fields or event rules (NetBox 3.7's ChangeLoggedModel)
+  ['ipam.fhrpgroupassignment', 'FHRP group assignment', 'ipam', 'fhrp-group-assignments', ''],
 ];
 
 export const CONTENT_TYPES: ContentType[] = ROWS.map(([label, verbose_name, service, endpoint, flags], i) => {

@@ -81,6 +81,8 @@ export interface ChoiceField extends Base {
   blank?: boolean;
   /** Render the bare value instead of {value, label} (stock DRF choice fields). */
   plain?: boolean;
+  /** The brief (nested) form renders the bare value (NetBox's nested serializers declare a stock DRF field: a service's `protocol`). */
+  briefPlain?: boolean;
   /** Filter accepts a single value only. */
   singleFilter?: boolean;
 }

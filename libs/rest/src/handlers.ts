@@ -18,7 +18,7 @@ import { READ_OPTION_PARAMS, listWithOptions, parseFieldSelection, parseReadOpti
 import { capture } from './changes';
 import type { Row, WriteContext } from './types';
 import { checkRemoteProtected, warmReferences } from './referrers';
-import { runWrite, type Respond } from './unit-of-work';
+import { runWrite, type Respond, type WriteResult } from './unit-of-work';
 import { baseUrl } from './urls';
 import { notADict, prepare, insertMany, update, remove, type Prepared } from './write';
 import { uniqueErrors } from './unique';
@@ -76,10 +76,13 @@ export function modelHandlers(ctx: ServiceContext, model: ModelDef): ModelHandle
       const url = requestUrl(req, base(req));
       const params = url.searchParams;
       const defs = cachedFilters(ctx, model, model.customFields ? await ctx.extras.customFields(model.label) : []);
-      const filter = await buildFilter(defs, params, { strict: ctx.settings.strictFiltering, extraReserved: READ_OPTION_PARAMS });
+      // a model's own filter named like a read option (an ASN range's `start`) wins over it: NetBox 3.7's filter comes first
+      const shadowed = READ_OPTION_PARAMS.filter((p) => defs.some((d) => d.name === p));
+      const reserved = shadowed.length ? READ_OPTION_PARAMS.filter((p) => !shadowed.includes(p)) : READ_OPTION_PARAMS;
+      const filter = await buildFilter(defs, params, { strict: ctx.settings.strictFiltering, extraReserved: reserved });
       if (filter.ignored.length) res.setHeader('X-Ignored-Parameters', ignoredHeader(filter.ignored));
       // fields=, omit=, count=false, start=, cursor= (read-options.ts); without them, NetBox 3.7's list as it was
-      const options = parseReadOptions(params);
+      const options = parseReadOptions(shadowed.length ? withoutParams(params, shadowed) : params);
       if (options) return sendJson(res, 200, await listWithOptions(ctx, model, { url, where: and([filter.where, scope]), base: base(req), options }));
       const page = parsePage(params, ctx.settings.paginateCount, ctx.settings.maxPageSize);
       const { rows, count } = await fetchPage(ctx, model, {
@@ -121,30 +124,7 @@ export function modelHandlers(ctx: ServiceContext, model: ModelDef): ModelHandle
       }
       const items = bulk ? (body as unknown[]) : [body];
       await warmReferences(ctx, model, items);
-      await runWrite(ctx, model, req, res, identity, async (wctx) => {
-        // validate everything first: errors come back as a list with {} for good items
-        const prepared: Prepared[] = [];
-        const errors: Record<string, unknown>[] = [];
-        for (const item of items) {
-          try {
-            prepared.push(await prepare(ctx, model, item, 'create', null, wctx, { deferUnique: true }));
-            errors.push({});
-          } catch (err) {
-            if (!(err instanceof ValidationError) || Array.isArray(err.errors)) throw err;
-            errors.push(err.errors);
-          }
-        }
-        // the unique rules of every prepared row at once (and against each other)
-        const good = errors.flatMap((e, i) => (Object.keys(e).length ? [] : [i]));
-        const clashes = await uniqueErrors(ctx, model, good.map((_, k) => prepared[k].unique ?? {}), null, wctx.tx);
-        clashes.forEach((e, k) => Object.keys(e).length && (errors[good[k]] = e));
-        if (errors.some((e) => Object.keys(e).length)) throw new ValidationError(bulk ? errors : errors[0]);
-        const created = await insertMany(ctx, model, prepared, wctx.tx);
-        if (model.hooks.afterCreate) await model.hooks.afterCreate(created, prepared.map((p) => p.columns), wctx);
-        if (model.hooks.afterSave) for (const [i, id] of created.entries()) await model.hooks.afterSave(id, items[i] as Row, null, wctx);
-        await checkScope(ctx, model, created, scope, wctx.tx);
-        return { status: 201, ids: created, bulk, touched: { created } };
-      }, respond(req));
+      await runWrite(ctx, model, req, res, identity, (wctx) => createObjects(ctx, model, items, bulk, scope, wctx), respond(req));
     },
 
     async update(req, res, partial) {
@@ -228,6 +208,38 @@ export function modelHandlers(ctx: ServiceContext, model: ModelDef): ModelHandle
   };
 }
 
+/**
+ * A create's work inside its unit of work: every item validated (a bulk
+ * create's errors listed, `{}` for good items), the unique rules of all of
+ * them checked at once, the rows inserted, the model's create hooks run and
+ * the caller's permitted scope checked. Also the end of an allocation
+ * (`available-*`), once the allocated values are written into the items.
+ */
+export async function createObjects(ctx: ServiceContext, model: ModelDef, items: unknown[], bulk: boolean, scope: Sql, wctx: WriteContext): Promise<WriteResult> {
+  // validate everything first: errors come back as a list with {} for good items
+  const prepared: Prepared[] = [];
+  const errors: Record<string, unknown>[] = [];
+  for (const item of items) {
+    try {
+      prepared.push(await prepare(ctx, model, item, 'create', null, wctx, { deferUnique: true }));
+      errors.push({});
+    } catch (err) {
+      if (!(err instanceof ValidationError) || Array.isArray(err.errors)) throw err;
+      errors.push(err.errors);
+    }
+  }
+  // the unique rules of every prepared row at once (and against each other)
+  const good = errors.flatMap((e, i) => (Object.keys(e).length ? [] : [i]));
+  const clashes = await uniqueErrors(ctx, model, good.map((_, k) => prepared[k].unique ?? {}), null, wctx.tx);
+  clashes.forEach((e, k) => Object.keys(e).length && (errors[good[k]] = e));
+  if (errors.some((e) => Object.keys(e).length)) throw new ValidationError(bulk ? errors : errors[0]);
+  const created = await insertMany(ctx, model, prepared, wctx.tx);
+  if (model.hooks.afterCreate) await model.hooks.afterCreate(created, prepared.map((p) => p.columns), wctx);
+  if (model.hooks.afterSave) for (const [i, id] of created.entries()) await model.hooks.afterSave(id, items[i] as Row, null, wctx);
+  await checkScope(ctx, model, created, scope, wctx.tx);
+  return { status: 201, ids: created, bulk, touched: { created } };
+}
+
 /** Rolls back and answers 403 when a write leaves the caller's permitted scope. */
 async function checkScope(ctx: ServiceContext, model: ModelDef, ids: number[], scope: Sql, tx: Tx): Promise<void> {
   if (!ids.length || (scope.strings.length === 1 && scope.strings[0] === 'TRUE')) return;
@@ -273,6 +285,13 @@ function bulkItems(body: unknown): Record<string, unknown>[] {
 async function inScope(ctx: ServiceContext, model: ModelDef, ids: number[], scope: Sql): Promise<number[]> {
   const rows = await ctx.db.query(sql`SELECT t.id FROM ${raw(ctx.db.table(model.table))} t WHERE t.id = ANY(${ids}::bigint[]) AND ${scope}`);
   return rows.map((r) => Number(r.id));
+}
+
+/** The query parameters without those named (a copy). */
+function withoutParams(params: URLSearchParams, names: readonly string[]): URLSearchParams {
+  const out = new URLSearchParams(params);
+  for (const n of names) out.delete(n);
+  return out;
 }
 
 /** A representation without one key, the others in their order. */

@@ -42,3 +42,4 @@ export * from './contact-filters';
 export * from './config-context';
 export * from './config-templates';
 export * from './network';
+export { createObjects } from './handlers';

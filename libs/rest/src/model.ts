@@ -23,6 +23,12 @@ export interface CountDef {
    * site's `virtualmachine_count`: machines whose cluster is in the site).
    */
   via?: { model: string; field: string };
+  /**
+   * Another service's `field` is a many-to-many list (a site's `asns`): its
+   * projected snapshot holds the ids, and the count is of the objects whose
+   * list names this one.
+   */
+  many?: boolean;
 }
 
 export interface UniqueDef {

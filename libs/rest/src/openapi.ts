@@ -47,7 +47,7 @@ function readSchema(field: FieldDef, local: Map<string, ModelDef>, brief: boolea
       const values = field.choices.map(([v]) => v);
       const valueType = typeof values[0] === 'number' ? 'integer' : 'string';
       // a blank plain choice (a cable's type) reads as ''
-      if (field.plain) return n({ type: valueType, enum: field.blank ? [...values, ''] : values });
+      if (field.plain || (brief && field.briefPlain)) return n({ type: valueType, enum: field.blank ? [...values, ''] : values });
       return {
         type: 'object',
         properties: { value: { type: valueType, enum: values }, label: { type: 'string' } },

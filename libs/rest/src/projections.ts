@@ -80,7 +80,8 @@ function deriveProjected(service: string, models: Map<string, ModelDef>): Map<st
       }
     }
     for (const count of Object.values(m.counts)) {
-      want(count.model, count.field);
+      // a many-to-many list is no single id to index by
+      want(count.model, count.many ? undefined : count.field);
       if (count.via) want(count.via.model, count.via.field);
     }
     for (const r of m.reads ?? []) {

@@ -50,6 +50,10 @@ export function countColumns(ctx: ServiceContext, model: ModelDef): Sql[] {
 function projectedCount(ctx: ServiceContext, model: ModelDef, name: string, def: ModelDef['counts'][string]): Sql {
   const ref = sql`(c.data->>${def.field})::bigint`;
   const table = projection(ctx, def.model);
+  if (def.many) {
+    // the owner's many-to-many list, as the ids its snapshot holds
+    return sql`(SELECT count(*) FROM ${table} c WHERE NOT c.deleted AND c.data->${def.field} @> jsonb_build_array(t.id)) AS ${ident(`__count_${name}`)}`;
+  }
   // the extra condition reads the projected row: its stored values are `c.data`
   const extra = def.where ? raw(` AND ${def.where}`) : raw('');
   if (def.tree) {

@@ -6,7 +6,7 @@ import type { ServiceContext } from './registry';
 import { resolveRefs } from './relations';
 import type { Row } from './types';
 import { projectedModels } from './projections';
-import { dependentsConflict } from './write';
+import { dependentsConflict, genericAllows, protectedGenerics } from './write';
 
 /**
  * Deleting an object that other services refer to (ARCHITECTURE.md,
@@ -33,6 +33,13 @@ export function declaredReferences(ctx: ServiceContext): DeclaredReference[] {
   for (const m of ctx.models.values()) {
     for (const [name, field] of Object.entries(m.fields)) {
       if (field.type === 'fk' && !field.virtual && !ctx.models.has(field.to)) out.push({ model: m.label, field: name, to: field.to, onDelete: field.onDelete });
+    }
+  }
+  // a generic relation whose objects are kept here (a VLAN group's scope, while it holds VLANs) keeps its targets too:
+  // their owner asks before it deletes them (`/internal/dependents` answers through protectingObjects)
+  for (const { model, name, field } of protectedGenerics(ctx)) {
+    for (const ct of CONTENT_TYPES) {
+      if (!ctx.models.has(ct.label) && genericAllows(model, field, ct.label)) out.push({ model: model.label, field: name, to: ct.label, onDelete: 'PROTECT' });
     }
   }
   return out;
@@ -136,7 +143,9 @@ async function warmGeneric(ctx: ServiceContext, model: ModelDef, items: unknown[
     for (const item of items) {
       if (item === null || typeof item !== 'object' || Array.isArray(item)) continue;
       const label = (item as Row)[field.typeField];
-      const id = Number((item as Row)[field.idField]);
+      // only what could be an id: an object's own toString (a client's `{"toString": "x"}`) is not called
+      const given = (item as Row)[field.idField];
+      const id = typeof given === 'number' || typeof given === 'string' ? Number(given) : NaN;
       if (typeof label !== 'string' || !projected.has(label) || !Number.isSafeInteger(id)) continue;
       byTarget.set(label, [...(byTarget.get(label) ?? []), id]);
     }

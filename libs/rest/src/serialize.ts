@@ -234,6 +234,8 @@ export async function represent(
         rep[name] = t && id !== null ? (generic.get(name)?.get(t)?.get(Number(id)) ?? null) : null;
       } else if (field.virtual) {
         rep[name] = row[name] ?? null;
+      } else if (field.type === 'choice' && field.briefPlain && mode !== 'full') {
+        rep[name] = row[name] === '' || row[name] === undefined ? null : row[name];
       } else {
         rep[name] = renderScalar(field, row[name]);
       }

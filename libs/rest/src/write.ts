@@ -1,7 +1,7 @@
 import { Conflict, ValidationError } from '@inventory/core';
 import { sql, raw, ident, join } from '@inventory/filtering';
 import { applyCustomFields, type CustomFieldDef } from './customfields';
-import { columnOf, type FieldDef } from './fields';
+import { columnOf, type FieldDef, type GenericField } from './fields';
 import { pyType } from './format';
 import type { ModelDef } from './model';
 import type { Queryable, Tx } from './db';
@@ -387,7 +387,39 @@ export async function protectingObjects(ctx: ServiceContext, label: string, ids:
       for (const r of await represent(ctx, other, rows, 'full', '', q)) found.push(`${String(r.display)} (${String(r.id)})`);
     }
   }
+  // objects a generic relation attaches to these are deleted with them: what keeps those keeps these (a site while
+  // the VLAN groups scoped to it hold VLANs), as Django's collector refuses a cascade that reaches a PROTECT
+  for (const { model: other, field } of protectedGenerics(ctx, label)) {
+    const rows = await q.query(sql`SELECT id FROM ${raw(ctx.db.table(other.table))} WHERE ${ident(field.typeField)} = ${label} AND ${ident(field.idField)} = ANY(${ids}::bigint[])`);
+    if (rows.length) found.push(...(await protectingObjects(ctx, other.label, rows.map((r) => Number(r.id)), q)));
+  }
   return found;
+}
+
+/**
+ * The generic relations that may attach objects to `label`'s objects (any
+ * label when none is given) and whose objects a PROTECT relation of this
+ * service keeps (a VLAN group's scope: its VLANs keep it).
+ */
+export function protectedGenerics(ctx: ServiceContext, label?: string): { model: ModelDef; name: string; field: GenericField }[] {
+  const out: { model: ModelDef; name: string; field: GenericField }[] = [];
+  const kept = (target: string) =>
+    [...ctx.models.values()].some((m) => Object.values(m.fields).some((f) => f.type === 'fk' && !f.virtual && f.to === target && f.onDelete === 'PROTECT'));
+  for (const model of ctx.models.values()) {
+    for (const [name, field] of Object.entries(model.fields)) {
+      if (field.type !== 'generic') continue;
+      if (label !== undefined && !genericAllows(model, field, label)) continue;
+      if (kept(model.label)) out.push({ model, name, field });
+    }
+  }
+  return out;
+}
+
+/** Whether a generic relation may point at objects of `label` (its own rule, or its content-type field's). */
+export function genericAllows(model: ModelDef, field: GenericField, label: string): boolean {
+  const typeField = model.fields[field.typeField];
+  const allowed = field.allowed ?? (typeField?.type === 'contenttype' ? typeField.allowed : undefined);
+  return allowed ? allowed(label) : true;
 }
 
 /** NetBox's 409 for a delete that protected objects refuse. */

@@ -147,6 +147,8 @@ export function readOptionsTests(pass: () => PassContext): void {
 
   test('when pages are walked with start=, then every object comes once in id order and next carries the next start', async () => {
     const ctx = pass();
+    // a model whose own field is `start` (an ASN range) filters by it: NetBox 3.7's filter wins over the read option
+    if ('start' in ctx.model.fields) return;
     const objs = await created(ctx, 5);
     const ids = objs.map((o) => o.id).sort((a, b) => a - b);
     // ordering= gives way to id order, as in NetBox
@@ -197,6 +199,7 @@ export function readOptionsTests(pass: () => PassContext): void {
     const other = ok(await ctx.api.get(`${ctx.path}?${range}&limit=1&ordering=-id&cursor=${encodeURIComponent(token)}`), 400, 'cursor of another ordering');
     expect(other.body).toEqual(INVALID_CURSOR);
     expect(ok(await ctx.api.get(`${ctx.path}?cursor=&offset=1`), 400, 'cursor and offset').body).toHaveProperty('cursor');
-    expect(ok(await ctx.api.get(`${ctx.path}?cursor=&start=1`), 400, 'cursor and start').body).toHaveProperty('cursor');
+    // (an ASN range's `start` is its own filter, which cursors combine with)
+    if (!('start' in ctx.model.fields)) expect(ok(await ctx.api.get(`${ctx.path}?cursor=&start=1`), 400, 'cursor and start').body).toHaveProperty('cursor');
   });
 }

@@ -65,7 +65,7 @@ runModelContract('role', {
     { body: { name: 'heavy', slug: 'heavy', weight: 32768 }, field: 'weight' },
     { body: { name: 'light', slug: 'light', weight: -1 }, field: 'weight' },
   ],
-  brief: ['name', 'slug', 'prefix_count'],
+  brief: ['name', 'slug', 'prefix_count', 'vlan_count'],
   filters: [
     { query: (o) => `slug=${o[2].slug}`, expect: (o) => [o[2]] },
     { query: () => 'q=role', expect: (o) => o },

@@ -1,0 +1,102 @@
+import { ValidationError } from '@inventory/core';
+import { sql, type FilterDef } from '@inventory/filtering';
+import { defineModel, f, keyResolver, projection, projectedModels, type ModelDef, type ServiceContext } from '@inventory/rest';
+import { FHRP_AUTH_TYPES, FHRP_PROTOCOLS } from './choices';
+
+/** A first-hop redundancy group (VRRP, HSRP …): the interfaces assigned to it share its virtual addresses. */
+export const fhrpGroup: ModelDef = defineModel({
+  label: 'ipam.fhrpgroup',
+  endpoint: 'fhrp-groups',
+  table: 'fhrp_group',
+  verboseName: 'FHRP group',
+  fields: {
+    name: f.string(100),
+    // stock DRF choice fields in NetBox's serializer: the bare value
+    protocol: f.choice(FHRP_PROTOCOLS, { required: true, plain: true }),
+    group_id: f.integer({ required: true, min: 0, max: 32767, label: 'group ID' }),
+    auth_type: f.choice(FHRP_AUTH_TYPES, { blank: true, plain: true, label: 'authentication type' }),
+    auth_key: f.string(255, { label: 'authentication key' }),
+    description: f.description(),
+    comments: f.comments(),
+  },
+  brief: ['protocol', 'group_id'],
+  display: (row) => {
+    const label = FHRP_PROTOCOLS.find(([v]) => v === row.protocol)?.[1] ?? String(row.protocol);
+    return `${row.name ? `${String(row.name)} ` : ''}${label}: ${String(row.group_id)}`;
+  },
+  ordering: ['protocol', 'group_id', 'id'],
+  search: ['name', 'description'],
+  hooks: {
+    // a blank authentication type reads as "" (a plain choice), not null
+    decorate: (_rows, out, { brief }) => {
+      if (brief) return;
+      for (const rep of out) if ('auth_type' in rep && rep.auth_type === null) rep.auth_type = '';
+    },
+  },
+});
+
+/** The interfaces an FHRP group may be assigned to. */
+const FHRP_INTERFACES = new Set(['dcim.interface', 'virtualization.vminterface']);
+const isInterface = (label: string) => FHRP_INTERFACES.has(label);
+
+/** One interface (of a device or a virtual machine) taking part in an FHRP group, with its priority. */
+export const fhrpGroupAssignment: ModelDef = defineModel({
+  label: 'ipam.fhrpgroupassignment',
+  endpoint: 'fhrp-group-assignments',
+  table: 'fhrp_group_assignment',
+  verboseName: 'FHRP group assignment',
+  fields: {
+    group: f.fk('ipam.fhrpgroup', 'CASCADE', { required: true, filterKey: null }),
+    interface_type: f.contentType({ required: true, allowed: isInterface }),
+    interface_id: { type: 'bigint', required: true, min: 0, max: Number.MAX_SAFE_INTEGER },
+    interface: f.generic('interface_type', 'interface_id', { allowed: isInterface }),
+    priority: f.integer({ required: true, min: 0, max: 255 }),
+  },
+  brief: ['group', 'interface_type', 'interface_id', 'priority'],
+  display: (row, rep) => {
+    const iface = (rep.interface as { display?: string; name?: string } | null) ?? null;
+    const group = (rep.group as { display?: string } | null)?.display ?? String(row.group_id);
+    return `${iface?.name ?? iface?.display ?? `${String(row.interface_type)} ${String(row.interface_id)}`}: ${group} (${String(row.priority)})`;
+  },
+  ordering: ['-priority', 'id'],
+  tags: false,
+  customFields: false,
+  unique: [{ fields: ['interface_type', 'interface_id', 'group'], message: 'FHRP group assignment with this Interface type, Interface id and Group already exists.' }],
+  filters: (ctx) => parentFilters(ctx),
+  // the device and machine filters look interfaces up by their parent (indexed)
+  reads: [
+    { label: 'dcim.interface', keys: ['device'] },
+    { label: 'virtualization.vminterface', keys: ['virtual_machine'] },
+  ],
+  hooks: {
+    validate: (row) => {
+      if (row.interface_type && !isInterface(String(row.interface_type))) throw new ValidationError({ interface_type: [`Invalid content type: ${String(row.interface_type)}`] });
+    },
+  },
+});
+
+/**
+ * `device`/`device_id`, `virtual_machine`/`virtual_machine_id`: assignments
+ * whose interface belongs to that device or machine (by name, or id), read
+ * from this service's projections of dcim's and virtualization's interfaces.
+ */
+function parentFilters(ctx: ServiceContext): FilterDef[] {
+  const via = (name: string, ifaceLabel: string, owner: string, ownerLabel: string, key: 'id' | 'name'): FilterDef => ({
+    kind: 'method',
+    name,
+    valueType: key === 'id' ? 'integer' : 'string',
+    apply: async (values) => {
+      if (!projectedModels(ctx).has(ifaceLabel)) return sql`FALSE`;
+      const found = await keyResolver(ctx, ownerLabel, key, false)(values);
+      const ids = values.flatMap((v) => found.get(v) ?? []);
+      return sql`(t.interface_type = ${ifaceLabel} AND t.interface_id IN (
+        SELECT i.id FROM ${projection(ctx, ifaceLabel)} i WHERE NOT i.deleted AND (i.data->>${owner})::bigint = ANY(${ids}::bigint[])))`;
+    },
+  });
+  return [
+    via('device', 'dcim.interface', 'device', 'dcim.device', 'name'),
+    via('device_id', 'dcim.interface', 'device', 'dcim.device', 'id'),
+    via('virtual_machine', 'virtualization.vminterface', 'virtual_machine', 'virtualization.virtualmachine', 'name'),
+    via('virtual_machine_id', 'virtualization.vminterface', 'virtual_machine', 'virtualization.virtualmachine', 'id'),
+  ];
+}
