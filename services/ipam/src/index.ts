@@ -1,2 +1,3 @@
 export { createService } from './service';
 export * as ipamModels from './models';
+export * as allocation from './allocation';
