@@ -276,3 +276,106 @@ describe('plans', () => {
     }
   });
 });
+
+/**
+ * Random cases against a reference model on BigInt integers (the textbook loops the SQL avoids):
+ * free intervals by walking the sorted occupied intervals, blocks by taking the largest aligned
+ * block at each start, addresses one by one. Outputs are compared after PostgreSQL has
+ * normalised the model's (uncompressed) text.
+ */
+describe('against a reference model', () => {
+  let seed = 7;
+  const rand = (n: number) => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return Math.floor((seed / 2147483648) * n);
+  };
+  const bits = (v6: boolean) => (v6 ? 128n : 32n);
+  const text = (x: bigint, v6: boolean) =>
+    v6 ? Array.from({ length: 8 }, (_, i) => ((x >> BigInt(112 - 16 * i)) & 0xffffn).toString(16)).join(':') : Array.from({ length: 4 }, (_, i) => ((x >> BigInt(24 - 8 * i)) & 0xffn).toString()).join('.');
+  const block = (net: bigint, len: number, v6: boolean) => ({ lo: net, hi: net + (1n << (bits(v6) - BigInt(len))) - 1n });
+
+  function gaps(f: bigint, l: bigint, used: { lo: bigint; hi: bigint }[]) {
+    const out: { lo: bigint; hi: bigint }[] = [];
+    let at = f;
+    for (const u of [...used].sort((a, b) => (a.lo < b.lo ? -1 : a.lo > b.lo ? 1 : 0))) {
+      const lo = u.lo < f ? f : u.lo;
+      const hi = u.hi > l ? l : u.hi;
+      if (hi < lo) continue;
+      if (lo > at) out.push({ lo: at, hi: lo - 1n });
+      if (hi + 1n > at) at = hi + 1n;
+    }
+    if (at <= l) out.push({ lo: at, hi: l });
+    return out;
+  }
+  function blocks(g: { lo: bigint; hi: bigint }[], v6: boolean) {
+    const out: string[] = [];
+    for (let { lo } of g) {
+      const { hi } = g.find((x) => x.lo <= lo && lo <= x.hi)!;
+      while (lo <= hi) {
+        let size = 0n;
+        while (lo % (1n << (size + 1n)) === 0n && lo + (1n << (size + 1n)) - 1n <= hi && size + 1n <= bits(v6)) size++;
+        out.push(`${text(lo, v6)}/${bits(v6) - size}`);
+        lo += 1n << size;
+      }
+    }
+    return out;
+  }
+  async function normalise(values: string[], kind: 'cidr' | 'address') {
+    const cast = kind === 'cidr' ? 'x::cidr::text' : "host(x::inet) || '/' || masklen(x::inet)";
+    const { rows } = await client.query(`SELECT ${cast} AS v FROM unnest($1::text[]) WITH ORDINALITY AS u(x, i) ORDER BY i`, [values]);
+    return rows.map((r) => r.v as string);
+  }
+
+  for (const v6 of [false, true]) {
+    test(`${v6 ? 'IPv6' : 'IPv4'}: random children, addresses and ranges`, async () => {
+      const max = Number(bits(v6));
+      for (let round = 0; round < 25; round++) {
+        const plen = max - 6 - rand(5); // 2^6 … 2^10 addresses
+        const base = v6 ? (0x20010db8n << 96n) + (BigInt(rand(1000)) << 64n) + (BigInt(rand(4)) << 62n) : 0x0a000000n + (BigInt(rand(4096)) << 12n);
+        const parent = base - (base % (1n << BigInt(max - plen)));
+        const size = 1n << BigInt(max - plen);
+        const at = () => parent + BigInt(rand(Number(size)));
+        const children = Array.from({ length: rand(40) }, () => {
+          const len = plen + 1 + rand(max - plen);
+          const net = at();
+          return { net: net - (net % (1n << BigInt(max - len))), len };
+        });
+        const hosts = Array.from({ length: rand(3) === 0 ? Number(size) - rand(4) : rand(200) }, (_, i) => (rand(3) === 0 ? parent + BigInt(i) : at()));
+        const rangeRows = Array.from({ length: rand(4) }, () => {
+          const a = at();
+          const b = a + BigInt(rand(40));
+          return { lo: a, hi: b };
+        });
+        await load({
+          prefixes: children.map((c) => [`${text(c.net, v6)}/${c.len}`]),
+          addresses: hosts.map((h) => [`${text(h, v6)}/${plen - rand(3)}`]),
+          ranges: rangeRows.map((r) => [`${text(r.lo, v6)}/${plen}`, `${text(r.hi, v6)}/${plen}`]),
+        });
+        const parentText = `${text(parent, v6)}/${plen}`;
+        const used = children.map((c) => block(c.net, c.len, v6));
+        expect(await free(parentText)).toEqual(await normalise(blocks(gaps(parent, parent + size - 1n, used), v6), 'cidr'));
+
+        const length = plen + rand(max - plen + 1);
+        const firstFit = gaps(parent, parent + size - 1n, used)
+          .map((g) => {
+            const step = 1n << BigInt(max - length);
+            const a = g.lo % step === 0n ? g.lo : g.lo - (g.lo % step) + step;
+            return a + step - 1n <= g.hi ? a : null;
+          })
+          .find((a) => a !== null);
+        expect(await alloc(parentText, [length])).toEqual(firstFit === undefined ? null : await normalise([`${text(firstFit!, v6)}/${length}`], 'cidr'));
+
+        const isPool = rand(2) === 0;
+        const whole = isPool || plen >= max - 1;
+        const f = whole ? parent : parent + 1n;
+        const l = whole || v6 ? parent + size - 1n : parent + size - 2n;
+        const inside = rangeRows.filter((r) => r.hi < parent + size);
+        const free2 = gaps(f, l, [...hosts.map((h) => ({ lo: h, hi: h })), ...inside]);
+        const count = 1 + rand(300);
+        const expected: string[] = [];
+        for (const g of free2) for (let x = g.lo; x <= g.hi && expected.length < count; x++) expected.push(`${text(x, v6)}/${plen}`);
+        expect(await ips(parentText, count, { isPool })).toEqual(await normalise(expected, 'address'));
+      }
+    });
+  }
+});

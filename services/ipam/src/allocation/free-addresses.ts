@@ -57,16 +57,16 @@ function addressChunk(a: AddressTable, filter: Sql | null) {
   const host = hostOf(sql`t.${column(a.column ?? 'address')}`);
   const where = [a.where ? sql` AND (${a.where})` : raw(''), filter ? sql` AND (${filter})` : raw('')];
   return (limit: Sql) =>
-    sql`SELECT s.h AS lo, s.h AS hi FROM (SELECT ${host} AS h FROM ${tableName(a.table)} t WHERE ${host} >= w.w_c AND ${host} <= b.l${where[0]}${where[1]} ORDER BY ${host} LIMIT ${limit}) s`;
+    sql`SELECT s.h AS k, s.h AS lo, s.h AS hi FROM (SELECT ${host} AS h FROM ${tableName(a.table)} t WHERE ${host} >= w.w_c AND ${host} <= b.l${where[0]}${where[1]} ORDER BY ${host} LIMIT ${limit}) s`;
 }
 
-/** Ranges of `RangeTable` inside `b.p`, clipped to the window `[c, e]`. */
+/** Ranges of `RangeTable` inside `b.p`, clipped to `[c, e]`. */
 function rangeExtra(r: RangeTable) {
   const start = hostOf(sql`r.${column(r.startColumn ?? 'start_address')}`);
   const end = hostOf(sql`r.${column(r.endColumn ?? 'end_address')}`);
   const where = r.where ? sql` AND (${r.where})` : raw('');
   return (c: Sql, e: Sql) =>
-    sql`SELECT greatest(${start}, ${c}) AS lo, least(${end}, ${e}) AS hi FROM ${tableName(r.table)} r WHERE ${start} <= ${e} AND ${end} >= ${c} AND ${start} <<= b.p AND ${end} <<= b.p${where}`;
+    sql`SELECT greatest(${start}, ${c}) AS k, greatest(${start}, ${c}) AS lo, least(${end}, ${e}) AS hi FROM ${tableName(r.table)} r WHERE ${start} <= ${e} AND ${end} >= ${c} AND ${start} <<= b.p AND ${end} <<= b.p${where}`;
 }
 
 /** A gap's size, capped at `n` without computing `hi - lo` when it could exceed a bigint (IPv6). */

@@ -36,12 +36,12 @@ function prefixWalk(o: PrefixQuery, taken: string[], weight: (lo: Sql, hi: Sql) 
     // children follow the parent in cidr order; after a chunk, those after its last address
     firstCursor: sql`b.p_inet`,
     nextCursor: (e) => e,
-    chunk: (limit) => sql`SELECT set_masklen(s.c::inet, b.mx) AS lo, set_masklen(broadcast(s.c), b.mx) AS hi
+    chunk: (limit) => sql`SELECT s.c AS k, set_masklen(s.c::inet, b.mx) AS lo, set_masklen(broadcast(s.c), b.mx) AS hi
       FROM (SELECT ${col} AS c FROM ${tableName(o.prefixes.table)} t WHERE ${col} > w.w_cur AND ${col} <= b.l${where} ORDER BY ${col} LIMIT ${limit}) s`,
     extra:
       taken.length === 0
         ? undefined
-        : (c, e) => sql`SELECT greatest(set_masklen(x.c::inet, b.mx), ${c}) AS lo, least(set_masklen(broadcast(x.c), b.mx), ${e}) AS hi
+        : (c, e) => sql`SELECT x.c AS k, greatest(set_masklen(x.c::inet, b.mx), ${c}) AS lo, least(set_masklen(broadcast(x.c), b.mx), ${e}) AS hi
             FROM unnest(${taken}::cidr[]) AS x(c) WHERE set_masklen(broadcast(x.c), b.mx) >= ${c} AND set_masklen(x.c::inet, b.mx) <= ${e}`,
     weight,
     need,

@@ -25,10 +25,11 @@ export interface WalkBounds {
 }
 
 /**
- * One chunk of occupied intervals, in ascending order of their first address, starting at the
- * walk's position: a SELECT of `lo`, `hi` (inet hosts, `lo <= hi`, inside `[w.w_c, b.l]`) limited
- * to `limit` rows. It may read `w.w_c` (the first address of this window), `w.w_cur` (the
- * walk's cursor) and `b.*`. It must read an index in order: that is what makes the search cheap.
+ * One chunk of occupied intervals starting at the walk's position: a SELECT of `k` (the sort key:
+ * the indexed expression it is ordered by), `lo`, `hi` (inet hosts, `lo <= hi`, inside
+ * `[w.w_c, b.l]`; ordered by `k` means ordered by `lo`, and for nested intervals the outer first),
+ * `ORDER BY k LIMIT limit`. It may read `w.w_c` (the first address of this window), `w.w_cur`
+ * (the walk's cursor) and `b.*`. It must read an index in order: that is what makes the search cheap.
  */
 export type Chunk = (limit: Sql) => Sql;
 
@@ -41,8 +42,8 @@ export interface WalkOptions {
   chunk: Chunk;
   /**
    * More occupied intervals that are not read in chunks (few: IP ranges of a prefix, blocks
-   * already allocated by this request): a SELECT of `lo`, `hi` clipped to the window `[c, e]`
-   * (inet expressions), or null.
+   * already allocated by this request): a SELECT of `k` (comparable with the chunk's), `lo`, `hi`
+   * clipped to `[c, l]` (inet expressions), or null.
    */
   extra?: (c: Sql, e: Sql) => Sql;
   /** Weight of a gap `[lo, hi]` (numeric expression): the walk stops once the weights reach `need`. */
@@ -62,49 +63,70 @@ const FIRST_CHUNK = 256;
  * domain, `LIMIT`ed), so the search stops as soon as enough gaps are found: a 99 % used /8 costs
  * what its first used stretch costs. Each chunk is a window `[c, e]` ending on its highest occupied
  * address (so no gap straddles two windows; the last window ends at `l`); inside a window the
- * gaps are found with a running `max(hi)` over the intervals sorted by `lo`, plus a sentinel at `e`.
+ * gap before each interval runs from the highest address before it (a running `max(hi)` in the
+ * chunk's index order, no sort) to its start, and the last window adds the gap after the
+ * highest occupied address.
  * No address arithmetic can overflow: `x + 1` only where `x < e`, `x - 1` only where `x > c`.
  */
 export function walk(o: WalkOptions): Sql {
   const K = sql`(${raw(String(FIRST_CHUNK))} << least(w.w_step, 8))`;
-  const extra = o.extra ? sql` UNION ALL SELECT x.lo, x.hi, false FROM (${o.extra(sql`w.w_c`, sql`k.e`)}) x` : raw('');
+  const extra = o.extra ? sql` UNION ALL SELECT x.k, x.lo, x.hi, true FROM (${o.extra(sql`w.w_c`, sql`b.l`)}) x` : raw('');
   return sql`RECURSIVE b AS (${o.bounds.select}),
 walk (w_step, w_c, w_cur, w_final, w_found, w_lo, w_hi, w_n) AS (
   SELECT 0, b.f, ${o.firstCursor}, false, 0::numeric, NULL::inet[], NULL::inet[], NULL::numeric[] FROM b WHERE b.f <= b.l
   UNION ALL
-  SELECT w.w_step + 1, ch.next_c, ch.next_cur, ch.final, w.w_found + ch.found, ch.los, ch.his, ch.ns
+  SELECT w.w_step + 1,
+         CASE WHEN ch.final THEN NULL ELSE ch.e + 1 END,
+         CASE WHEN ch.final THEN NULL ELSE ${o.nextCursor(sql`ch.e`)} END,
+         ch.final,
+         w.w_found + ch.found + coalesce(tl.n, 0),
+         CASE WHEN tl.lo IS NULL THEN ch.los ELSE ch.los || tl.lo END,
+         CASE WHEN tl.lo IS NULL THEN ch.his ELSE ch.his || tl.hi END,
+         CASE WHEN tl.lo IS NULL THEN ch.ns ELSE ch.ns || tl.n END
   FROM walk w CROSS JOIN b CROSS JOIN LATERAL (
-    SELECT k.final,
-           CASE WHEN k.final THEN NULL ELSE k.e + 1 END AS next_c,
-           CASE WHEN k.final THEN NULL ELSE ${o.nextCursor(sql`k.e`)} END AS next_cur,
-           coalesce(sum(g.n), 0)::numeric AS found,
-           array_agg(g.lo ORDER BY g.lo) FILTER (WHERE g.lo IS NOT NULL) AS los,
-           array_agg(g.hi ORDER BY g.lo) FILTER (WHERE g.lo IS NOT NULL) AS his,
-           array_agg(g.n ORDER BY g.lo) FILTER (WHERE g.lo IS NOT NULL) AS ns
+    SELECT coalesce(bool_or(gr.final), true) AS final,
+           coalesce(max(gr.e), b.l) AS e,
+           max(gr.mh) AS mh,
+           coalesce(sum(gr.n), 0)::numeric AS found,
+           array_agg(gr.glo ORDER BY gr.k) FILTER (WHERE gr.glo IS NOT NULL) AS los,
+           array_agg(gr.ghi ORDER BY gr.k) FILTER (WHERE gr.glo IS NOT NULL) AS his,
+           array_agg(gr.n ORDER BY gr.k) FILTER (WHERE gr.glo IS NOT NULL) AS ns
     FROM (
-      SELECT count(*) < ${K} OR coalesce(max(o.hi) >= b.l, true) AS final,
-             CASE WHEN count(*) < ${K} OR coalesce(max(o.hi) >= b.l, true) THEN b.l ELSE max(o.hi) END AS e,
-             array_agg(o.lo) AS los, array_agg(o.hi) AS his
-      FROM (${o.chunk(K)}) o
-    ) k
-    LEFT JOIN LATERAL (
-      SELECT x.lo, x.hi, ${o.weight(sql`x.lo`, sql`x.hi`)}::numeric AS n
+      SELECT g2.k, g2.final, g2.e, g2.mh, g2.glo, g2.ghi,
+             CASE WHEN g2.glo IS NOT NULL THEN ${o.weight(sql`g2.glo`, sql`g2.ghi`)} END::numeric AS n
       FROM (
-        SELECT CASE WHEN r.prev IS NULL THEN w.w_c WHEN r.prev >= k.e THEN NULL ELSE r.prev + 1 END AS lo,
-               CASE WHEN r.sentinel THEN k.e WHEN r.lo > w.w_c THEN r.lo - 1 END AS hi
+        SELECT g1.k, g1.final, g1.e, g1.mh, g1.glo, CASE WHEN g1.glo IS NOT NULL THEN g1.lo - 1 END AS ghi
         FROM (
-          SELECT u.lo, u.sentinel,
-                 max(u.hi) OVER (ORDER BY u.lo, u.sentinel ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev
+          SELECT s.k, s.lo, s.final, s.e, s.mh,
+                 CASE WHEN s.lo > s.e THEN NULL
+                      WHEN s.prev IS NULL THEN CASE WHEN s.lo > w.w_c THEN w.w_c END
+                      WHEN s.prev >= s.lo THEN NULL
+                      WHEN s.prev + 1 < s.lo THEN s.prev + 1 END AS glo
           FROM (
-            SELECT t.lo, t.hi, false AS sentinel FROM unnest(k.los, k.his) AS t(lo, hi) WHERE t.lo IS NOT NULL${extra}
-            UNION ALL SELECT k.e, k.e, true
-          ) u
-        ) r
-      ) x
-      WHERE x.lo IS NOT NULL AND x.hi IS NOT NULL AND x.lo <= x.hi
-    ) g ON true
-    GROUP BY k.final, k.e
+            SELECT s0.k, s0.lo, s0.prev, s0.mh, s0.final, CASE WHEN s0.final THEN b.l ELSE s0.ce END AS e
+            FROM (
+              SELECT o.k, o.lo, o.mh, o.prev, o.ce, o.n < ${K} OR o.ce IS NULL OR o.ce >= b.l AS final
+              FROM (
+                SELECT o.k, o.lo,
+                       max(o.hi) OVER (ORDER BY o.k ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev,
+                       count(*) FILTER (WHERE NOT o.x) OVER () AS n,
+                       max(o.hi) FILTER (WHERE NOT o.x) OVER () AS ce,
+                       max(o.hi) OVER () AS mh
+                FROM (SELECT c.k, c.lo, c.hi, false AS x FROM (${o.chunk(K)}) c${extra}) o
+              ) o
+              OFFSET 0
+            ) s0
+          ) s
+          OFFSET 0
+        ) g1
+      ) g2
+    ) gr
   ) ch
+  LEFT JOIN LATERAL (
+    SELECT t.lo, t.hi, ${o.weight(sql`t.lo`, sql`t.hi`)}::numeric AS n
+    FROM (SELECT CASE WHEN ch.mh IS NULL THEN w.w_c WHEN ch.mh < b.l THEN ch.mh + 1 END AS lo, b.l AS hi WHERE ch.final) t
+    WHERE t.lo IS NOT NULL
+  ) tl ON true
   WHERE NOT w.w_final AND w.w_found < ${o.need}
 ),
 gaps AS (
