@@ -60,13 +60,13 @@ function addressChunk(a: AddressTable, filter: Sql | null) {
     sql`SELECT s.h AS k, s.h AS lo, s.h AS hi FROM (SELECT ${host} AS h FROM ${tableName(a.table)} t WHERE ${host} >= w.w_c AND ${host} <= b.l${where[0]}${where[1]} ORDER BY ${host} LIMIT ${limit}) s`;
 }
 
-/** Ranges of `RangeTable` inside `b.p`, clipped to `[c, e]`. */
+/** Ranges of `RangeTable` inside `b.p`, clipped to `[c, e]` (bounded on the start's host: `b.pn` is the prefix's first address). */
 function rangeExtra(r: RangeTable) {
   const start = hostOf(sql`r.${column(r.startColumn ?? 'start_address')}`);
   const end = hostOf(sql`r.${column(r.endColumn ?? 'end_address')}`);
   const where = r.where ? sql` AND (${r.where})` : raw('');
   return (c: Sql, e: Sql) =>
-    sql`SELECT greatest(${start}, ${c}) AS k, greatest(${start}, ${c}) AS lo, least(${end}, ${e}) AS hi FROM ${tableName(r.table)} r WHERE ${start} <= ${e} AND ${end} >= ${c} AND ${start} <<= b.p AND ${end} <<= b.p${where}`;
+    sql`SELECT greatest(${start}, ${c}) AS k, greatest(${start}, ${c}) AS lo, least(${end}, ${e}) AS hi FROM ${tableName(r.table)} r WHERE ${start} >= b.pn AND ${start} <= ${e} AND ${end} >= ${c} AND ${start} <<= b.p AND ${end} <<= b.p${where}`;
 }
 
 /** A gap's size, capped at `n` without computing `hi - lo` when it could exceed a bigint (IPv6). */
@@ -104,7 +104,7 @@ export async function availablePrefixIps(q: QueryRunner, o: PrefixIpsQuery): Pro
     bounds: {
       select: sql`SELECT CASE WHEN ${full} THEN ${net} ELSE ${net} + 1 END AS f,
         CASE WHEN ${full} OR family(${p}) = 6 THEN ${bc} ELSE ${bc} - 1 END AS l,
-        ${familyColumns(p)}, ${p} AS p, masklen(${p}) AS outlen`,
+        ${familyColumns(p)}, ${p} AS p, ${net} AS pn, masklen(${p}) AS outlen`,
     },
     firstCursor: sql`b.f`,
     nextCursor: (e) => sql`${e} + 1`,
