@@ -12,12 +12,13 @@
  *    random; 10.2.0.0/16 99 % used from its start (the first free address after 64,880 used
  *    ones); the rest spread at random over the /8 (/24 masks);
  *  - 100,000 prefixes: 10.0.0.0/8 holding 10,000 children (200 /16s and 9,800 /24s, some of them
- *    inside the /16s), 45,000 /24s in 20.0.0.0/8 and 45,000 /64s in 2001:db8::/32 (a third of
- *    them in VRFs 1–5).
+ *    inside the /16s), 45,000 /24s in 20.0.0.0/8 and 44,999 consecutive /64s from 2001:db8::/64
+ *    (all in 2001:db8::/48; a third of the /24s and /64s in VRFs 1–5, which leaves holes in the
+ *    global table's /48: a /64 fits early, a /56 only after the last of them).
  *
  * Timed (client side, one connection, p50/p99 over BENCH_RUNS runs after 3 warm-up runs):
- * the allocation module's searches (first free IP, 50 free IPs, available-prefixes of the /8,
- * first-fit /24 in the /8) and the list reads the endpoints make (1,000 rows of
+ * the allocation module's searches (first free IP, 50 free IPs, available-prefixes of the /8 and
+ * of the /48, first-fit /24 in the /8, /64 and /56 in the /48) and the list reads the endpoints make (1,000 rows of
  * `address <<= 10.0.0.0/16`, of the spec's `parent` filter on the host, of
  * `prefix <<= 10.0.0.0/8`, each in its list order, and the parents `prefix >>= <a /24>`).
  * Run: `npm run build && node bench/ipam-index.js`; results in bench/results/ipam-index.json.
@@ -103,6 +104,9 @@ async function main() {
       free_ips_50_spread: { run: (r) => availablePrefixIps(r, { prefix: '10.1.0.0/16', count: 50, addresses }) },
       available_prefixes_8_10k_children: { run: (r) => availablePrefixes(r, { prefix: '10.0.0.0/8', prefixes }) },
       allocate_first_fit_24_in_8: { run: (r) => allocatePrefixes(r, { prefix: '10.0.0.0/8', prefixes, lengths: [24] }) },
+      available_prefixes_48_45k_children: { run: (r) => availablePrefixes(r, { prefix: '2001:db8::/48', prefixes }) },
+      allocate_first_fit_64_in_48: { run: (r) => allocatePrefixes(r, { prefix: '2001:db8::/48', prefixes, lengths: [64] }) },
+      allocate_first_fit_56_in_48: { run: (r) => allocatePrefixes(r, { prefix: '2001:db8::/48', prefixes, lengths: [56] }) },
       list_address_within_16_1000: sqlRead(`SELECT id, address FROM bench_ip WHERE address <<= '10.0.0.0/16' ORDER BY address LIMIT 1000`),
       list_host_within_16_1000: sqlRead(`SELECT id, address FROM bench_ip WHERE CAST(HOST(address) AS inet) <<= '10.0.0.0/16' ORDER BY CAST(HOST(address) AS inet) LIMIT 1000`),
       list_prefix_within_8_1000: sqlRead(`SELECT id, prefix FROM bench_prefix WHERE prefix <<= '10.0.0.0/8' ORDER BY prefix LIMIT 1000`),
