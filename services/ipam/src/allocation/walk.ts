@@ -43,7 +43,8 @@ export interface WalkOptions {
   /**
    * More occupied intervals that are not read in chunks (few: IP ranges of a prefix, blocks
    * already allocated by this request): a SELECT of `k` (comparable with the chunk's), `lo`, `hi`
-   * clipped to `[c, l]` (inet expressions), or null.
+   * clipped to `[c, e]` (the walk passes the window's start and the domain's last address), or
+   * null. They may reach past the chunk's end: gaps found beyond it are dropped.
    */
   extra?: (c: Sql, e: Sql) => Sql;
   /** Weight of a gap `[lo, hi]` (numeric expression): the walk stops once the weights reach `need`. */
@@ -51,7 +52,7 @@ export interface WalkOptions {
   need: Sql;
 }
 
-/** First chunk size; each further chunk doubles it, up to 256 times. */
+/** First chunk size (rows); each further chunk doubles it, up to 65,536 rows. */
 const FIRST_CHUNK = 256;
 
 /**
@@ -66,7 +67,9 @@ const FIRST_CHUNK = 256;
  * gap before each interval runs from the highest address before it (a running `max(hi)` in the
  * chunk's index order, no sort) to its start, and the last window adds the gap after the
  * highest occupied address.
- * No address arithmetic can overflow: `x + 1` only where `x < e`, `x - 1` only where `x > c`.
+ * No address arithmetic can overflow (every `CASE` tests first): `x + 1` only where an address
+ * above `x` is in the domain, `x - 1` only where a gap starts below `x`; sizes are never taken
+ * (IPv6 gaps exceed a bigint), a gap's weight compares bounds instead (`cappedSize`).
  */
 export function walk(o: WalkOptions): Sql {
   const K = sql`(${raw(String(FIRST_CHUNK))} << least(w.w_step, 8))`;
