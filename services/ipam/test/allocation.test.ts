@@ -326,6 +326,37 @@ describe('against a reference model', () => {
     return rows.map((r) => r.v as string);
   }
 
+  test('a /48 with 1,500 children read in several chunks (nested /60s, VRF rows in between)', async () => {
+    const base = 0x20010db8n << 96n;
+    const children: { net: bigint; len: number }[] = [];
+    for (let i = 0; i < 1500; i++) {
+      const len = rand(10) === 0 ? 60 : 64;
+      const net = base + (BigInt(rand(1 << 14)) << 64n);
+      children.push({ net: net - (net % (1n << BigInt(128 - len))), len });
+    }
+    await load({ prefixes: [...children.map((c): [string, number?] => [`${text(c.net, true)}/${c.len}`]), ...children.slice(0, 300).map((c): [string, number?] => [`${text(c.net + (1n << 64n), true)}/64`, 9])] });
+    const used = children.map((c) => block(c.net, c.len, true));
+    const all = gaps(base, base + (1n << 80n) - 1n, used);
+    const before = statements;
+    expect(await free('2001:db8::/48')).toEqual(await normalise(blocks(all, true), 'cidr'));
+    expect(statements - before).toBe(1);
+    // first fits, as the model finds them: the /50s only after the children (2001:db8:0:4000::), a /62 earlier
+    const firstFit = (len: number, free = all) => {
+      const step = 1n << BigInt(128 - len);
+      for (const g of free) {
+        const a = g.lo % step === 0n ? g.lo : g.lo - (g.lo % step) + step;
+        if (a + step - 1n <= g.hi) return { text: `${text(a, true)}/${len}`, a };
+      }
+      return null;
+    };
+    expect(await alloc('2001:db8::/48', [50])).toEqual(['2001:db8:0:4000::/50']);
+    expect(await alloc('2001:db8::/48', [62])).toEqual(await normalise([firstFit(62)!.text], 'cidr'));
+    // a second item sees the free set without the first one's block
+    const first = firstFit(64)!;
+    const second = firstFit(63, gaps(base, base + (1n << 80n) - 1n, [...used, block(first.a, 64, true)]))!;
+    expect(await alloc('2001:db8::/48', [64, 63])).toEqual(await normalise([first.text, second.text], 'cidr'));
+  });
+
   for (const v6 of [false, true]) {
     test(`${v6 ? 'IPv6' : 'IPv4'}: random children, addresses and ranges`, async () => {
       const max = Number(bits(v6));
