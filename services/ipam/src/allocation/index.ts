@@ -14,3 +14,4 @@ export { type QueryRunner } from './walk';
 export { availablePrefixIps, availableRangeIps, MAX_COUNT, type AddressTable, type RangeTable, type PrefixIpsQuery, type RangeIpsQuery } from './free-addresses';
 export { availablePrefixes, allocatePrefixes, type PrefixTable, type PrefixQuery } from './free-prefixes';
 export { vrfIs } from './vrf';
+export { allocationIndexDdl, type AllocationTables } from './indexes';
