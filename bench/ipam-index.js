@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 'use strict';
 /**
- * Which index for IP addresses and prefixes (docs/decisions/017-ip-index.md): the same scratch
+ * Which index for IP addresses and prefixes (docs/decisions/019-ip-index.md): the same scratch
  * tables and queries under plain btrees, the same btrees covering the filtered columns
  * (`INCLUDE`), GiST (`inet_ops`) and SP-GiST (`inet_ops`), each on the address column, on its
  * host (`CAST(HOST(address) AS inet)`, what the spec orders and filters IP addresses by) and on

@@ -13,7 +13,7 @@ import {
 
 /**
  * The free-space search on scratch tables shaped like the ipam ones (prefix cidr, address inet,
- * start/end inet, nullable vrf_id), with the indexes docs/decisions/017-ip-index.md chose.
+ * start/end inet, nullable vrf_id), with the indexes docs/decisions/019-ip-index.md chose.
  * Expected answers are worked out by hand in the comments.
  */
 let db: Awaited<ReturnType<typeof createTestDatabase>>;

@@ -7,7 +7,7 @@ import { type QueryRunner, walk, familyColumns, hostOf, tableName, column, isNon
  *
  * The search reads them by host, `CAST(HOST(address) AS inet)`, in ascending order and bounded by
  * the searched block: it needs a btree index on that expression,
- * `CREATE INDEX … ON ipam.ip_address ((CAST(HOST(address) AS inet)))` (docs/decisions/017-ip-index.md).
+ * `CREATE INDEX … ON ipam.ip_address ((CAST(HOST(address) AS inet)))` (docs/decisions/019-ip-index.md).
  */
 export interface AddressTable {
   table: string;

@@ -8,7 +8,7 @@ import { type QueryRunner, walk, familyColumns, tableName, column, isNonNegative
  *
  * The search reads the children in `cidr` order bounded by the parent
  * (`prefix > parent AND prefix <= last address`): it needs a btree index on the column
- * (docs/decisions/017-ip-index.md).
+ * (docs/decisions/019-ip-index.md).
  */
 export interface PrefixTable {
   table: string;

@@ -1,7 +1,7 @@
 /**
  * Free-space search for the ipam allocation endpoints (spec §4.1–4.3): all IP arithmetic in
  * PostgreSQL on inet/cidr values, reading the occupied values in index order bounded by the parent
- * (the indexes: docs/decisions/017-ip-index.md).
+ * (the indexes: docs/decisions/019-ip-index.md).
  *
  * - `available-prefixes` GET: `availablePrefixes`; POST: `allocatePrefixes` (null → 409).
  * - `available-ips` of a prefix GET: `availablePrefixIps` with `count` = the sanitised `limit`;

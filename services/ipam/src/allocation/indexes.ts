@@ -13,7 +13,7 @@ const qualified = (name: string) => name.split('.').map(quoteIdent).join('.');
 const bare = (name: string) => name.split('.').at(-1)!;
 
 /**
- * The btree indexes the searches read (docs/decisions/017-ip-index.md), as `CREATE INDEX IF NOT
+ * The btree indexes the searches read (docs/decisions/019-ip-index.md), as `CREATE INDEX IF NOT
  * EXISTS` statements for a migration: the host of an address (exactly `CAST(HOST(address) AS
  * inet)`, so the planner matches the searches' and the spec's expression), the raw address, the
  * prefix, and the host of a range's start.
