@@ -69,10 +69,15 @@ export async function writeOutbox(tx: Queryable, schema: string, events: ChangeE
 
 /** One INSERT of events into the outbox, in the caller's transaction. */
 export async function appendOutbox(tx: Queryable, schema: string, events: ChangeEvent[]): Promise<void> {
+  await appendOutboxJson(tx, schema, JSON.stringify(events));
+}
+
+/** One INSERT of events given as their JSON array text (serialized by the caller, when it suits it). */
+export async function appendOutboxJson(tx: Queryable, schema: string, events: string): Promise<void> {
   const table = raw(`${quoteIdent(schema)}.${quoteIdent(OUTBOX_TABLE)}`);
   await tx.query(sql`
     INSERT INTO ${table} (id, event, model, object_id, version, timestamp, username, request_id, data, snapshots, reference)
-    SELECT * FROM json_to_recordset(${JSON.stringify(events)}::json)
+    SELECT * FROM json_to_recordset(${events}::json)
       AS e(id uuid, event varchar, model varchar, object_id bigint, version bigint, timestamp timestamptz, username varchar, request_id varchar,
            data json, snapshots json, reference json)`);
 }

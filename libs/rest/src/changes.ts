@@ -1,4 +1,4 @@
-import { appendOutbox, newEventId, notifyOutbox, type ChangeEvent, type EventKind } from '@inventory/events';
+import { appendOutboxJson, newEventId, notifyOutbox, type ChangeEvent, type EventKind } from '@inventory/events';
 import type { Queryable } from './db';
 import { columnOf } from './fields';
 import { isoDateTime } from './format';
@@ -98,18 +98,19 @@ export async function recordChanges(ctx: ServiceContext, model: ModelDef, wctx: 
   return own;
 }
 
-/** Events per outbox INSERT: a bulk write's events go in several, sent while the next ones are built. */
+/** Events per outbox INSERT: a bulk write's events go in several, each serialized while PostgreSQL stores the one before. */
 const OUTBOX_CHUNK = 1000;
 
 /**
  * The events of one write, appended to the outbox in chunks as they are
- * made: PostgreSQL stores one chunk while the next is built (the statements
- * queue on the transaction's connection, in order), and the relay is woken
- * once at the end.
+ * made: a full chunk is serialized at once and its INSERT follows the
+ * previous one's (one statement at a time on the transaction's connection),
+ * so PostgreSQL stores a chunk while the next is built. The relay is woken
+ * once, at the end.
  */
 class OutboxWriter {
   private buffer: ChangeEvent[] = [];
-  private readonly sent: Promise<void>[] = [];
+  private chain: Promise<void> = Promise.resolve();
   private any = false;
 
   constructor(
@@ -117,26 +118,33 @@ class OutboxWriter {
     private readonly schema: string,
   ) {}
 
-  push(event: ChangeEvent): void {
+  /** Adds an event; after a chunk was sent, yields to the event loop so that a stored chunk lets the next one go. */
+  async push(event: ChangeEvent): Promise<void> {
     this.buffer.push(event);
     this.any = true;
-    if (this.buffer.length >= OUTBOX_CHUNK) this.flush();
+    if (this.buffer.length < OUTBOX_CHUNK) return;
+    this.flush();
+    await new Promise((resolve) => setImmediate(resolve));
   }
 
-  private flush(): void {
-    if (!this.buffer.length) return;
-    const chunk = this.buffer;
-    this.buffer = [];
-    const sent = appendOutbox(this.tx, this.schema, chunk);
-    // awaited in done(); a failure meanwhile must not surface as an unhandled rejection
-    sent.catch(() => undefined);
-    this.sent.push(sent);
+  /** Resolves once every chunk sent so far is stored: before the transaction's next statement. */
+  idle(): Promise<void> {
+    return this.chain;
   }
 
   async done(): Promise<void> {
     this.flush();
-    await Promise.all(this.sent);
+    await this.chain;
     if (this.any) await notifyOutbox(this.tx, this.schema);
+  }
+
+  private flush(): void {
+    if (!this.buffer.length) return;
+    const text = JSON.stringify(this.buffer);
+    this.buffer = [];
+    this.chain = this.chain.then(() => appendOutboxJson(this.tx, this.schema, text));
+    // awaited by idle() or done(); a failure meanwhile must not surface as an unhandled rejection
+    this.chain.catch(() => undefined);
   }
 }
 
@@ -145,6 +153,7 @@ async function recordGroup(ctx: ServiceContext, model: ModelDef, wctx: WriteCont
   const before = new Map<number, Row>();
   for (const r of [...(touched.updated ?? []), ...(touched.deleted ?? [])]) before.set(Number(r.id), r);
   const liveIds = [...(touched.created ?? []), ...(touched.updated ?? []).map((r) => Number(r.id))];
+  await events.idle();
   // with their count annotations: the representation is the response's
   const after = liveIds.length ? await fetchByIds(ctx, model, liveIds, tx) : [];
   const rows = new Map(after.map((r) => [Number(r.id), r]));
@@ -156,7 +165,7 @@ async function recordGroup(ctx: ServiceContext, model: ModelDef, wctx: WriteCont
   const timestamp = new Date().toISOString();
   const username = wctx.identity.user?.username ?? '';
   const changes: Change[] = [];
-  const add = (kind: EventKind, id: number) => {
+  const add = async (kind: EventKind, id: number) => {
     if (seen.has(keyOf(model, id))) return; // one event per object per write
     seen.add(keyOf(model, id));
     const b = before.get(id) ?? null;
@@ -164,7 +173,7 @@ async function recordGroup(ctx: ServiceContext, model: ModelDef, wctx: WriteCont
     const pre = wctx.prechange?.get(keyOf(model, id));
     const post = reps.get(id);
     changes.push({ before: b, after: a });
-    events.push({
+    await events.push({
       id: newEventId(),
       event: kind,
       model: model.label,
@@ -178,8 +187,8 @@ async function recordGroup(ctx: ServiceContext, model: ModelDef, wctx: WriteCont
       reference: referenceOf(model, (a ?? b) as Row, post ?? pre),
     });
   };
-  for (const id of touched.created ?? []) add('created', id);
-  for (const r of touched.updated ?? []) add('updated', Number(r.id));
-  for (const r of touched.deleted ?? []) add('deleted', Number(r.id));
+  for (const id of touched.created ?? []) await add('created', id);
+  for (const r of touched.updated ?? []) await add('updated', Number(r.id));
+  for (const r of touched.deleted ?? []) await add('deleted', Number(r.id));
   return { changes, rows, reps };
 }

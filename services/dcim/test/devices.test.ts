@@ -1,4 +1,4 @@
-import { eventually } from '@inventory/testkit';
+import { eventually, readOutbox } from '@inventory/testkit';
 import { dcimSuite, type Obj } from './stack';
 
 const suite = dcimSuite();
@@ -213,8 +213,17 @@ describe('devices', () => {
     await made('/api/dcim/interface-templates/', Array.from({ length: 48 }, (_, i) => ({ device_type: t, name: `eth${i + 1}`, type: '1000base-t', bridge: i === 0 ? br.id : null, mgmt_only: i === 47 })));
     const rear = await made('/api/dcim/rear-port-templates/', { device_type: t, name: 'R1', type: 'lc', positions: 2 });
     await made('/api/dcim/front-port-templates/', [1, 2].map((p) => ({ device_type: t, name: `F${p}`, type: 'lc', rear_port: rear.id, rear_port_position: p })));
-    const devices = await made('/api/dcim/devices/', Array.from({ length: 100 }, (_, i) => ({ name: `bulk-${n}-${i}`, device_type: t, role: w.role.id, site: w.site.id })));
+    const created = await suite.api().post('/api/dcim/devices/', Array.from({ length: 100 }, (_, i) => ({ name: `bulk-${n}-${i}`, device_type: t, role: w.role.id, site: w.site.id })));
+    expect(created.status).toBe(201);
+    const devices = created.body as Obj[];
     expect(devices).toHaveLength(100);
+    // 5,700 change events (several outbox chunks), each object once, in write order: the devices, then their components
+    const events = (await readOutbox(suite.stack().databaseUrl, 'dcim')).filter((e) => e.request_id === created.headers.get('x-request-id'));
+    expect(events).toHaveLength(5700);
+    expect(new Set(events.map((e) => `${e.model}:${e.object_id}`)).size).toBe(5700);
+    expect(events.every((e) => e.event === 'created' && e.data !== null && e.snapshots.postchange !== null)).toBe(true);
+    expect(events.slice(0, 100).map((e) => e.object_id)).toEqual(devices.map((d) => d.id));
+    expect(events.filter((e) => e.model === 'dcim.interface')).toHaveLength(4900);
     const last = devices[99];
     const detail = (await suite.api().get(`/api/dcim/devices/${last.id}/`)).body;
     expect(detail).toMatchObject({ interface_count: 49, power_port_count: 1, power_outlet_count: 1, console_port_count: 1, console_server_port_count: 1, rear_port_count: 1, front_port_count: 2 });
