@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { ipamSuite, type Obj } from './stack';
 
 /**
@@ -386,5 +387,43 @@ describe('permissions and missing parents', () => {
     expect((await scoped.post(ipsOf(p), [{ description: 'allowed' }, { description: 'other' }])).status).toBe(403);
     expect(await count(`${I}/ip-addresses/?parent=10.72.0.0/24`)).toBe(0);
     expect((await scoped.post(ipsOf(p), { description: 'allowed' })).status).toBe(201);
+  });
+});
+
+describe('indexes (decision 019, migration 0005)', () => {
+  test('when the ipam tables are migrated, then network columns have SP-GiST indexes (no GiST), containment reads them, and ordered walks read the btrees', async () => {
+    const client = new pg.Client({ connectionString: suite.stack().databaseUrl });
+    await client.connect();
+    try {
+      const { rows } = await client.query(
+        `SELECT c.relname AS name, am.amname AS method FROM pg_index x JOIN pg_class c ON c.oid = x.indexrelid JOIN pg_am am ON am.oid = c.relam
+          JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'ipam' AND am.amname IN ('gist', 'spgist') ORDER BY 1`,
+      );
+      expect(rows).toEqual(
+        ['aggregate_prefix_spgist', 'ip_address_address_spgist', 'ip_range_end_address_spgist', 'ip_range_start_address_spgist', 'prefix_prefix_spgist'].map((name) => ({
+          name,
+          method: 'spgist',
+        })),
+      );
+      const plan = async (query: string) => {
+        await client.query('BEGIN');
+        try {
+          // the tables are small: make the planner show which index it can use
+          await client.query('SET LOCAL enable_seqscan = off');
+          return (await client.query(`EXPLAIN ${query}`)).rows.map((r) => r['QUERY PLAN']).join('\n');
+        } finally {
+          await client.query('ROLLBACK');
+        }
+      };
+      expect(await plan(`SELECT id FROM ipam.prefix WHERE prefix >>= '10.50.7.0/24'::cidr`)).toMatch(/prefix_prefix_spgist/);
+      expect(await plan(`SELECT id FROM ipam.ip_address WHERE address <<= '10.60.0.0/24'::cidr`)).toMatch(/ip_address_address_(spgist|idx)/);
+      expect(await plan(`SELECT prefix FROM ipam.prefix WHERE prefix > '10.50.0.0/16'::inet AND prefix <= '10.50.255.255/32'::inet ORDER BY prefix LIMIT 5`)).toMatch(
+        /Index (Only )?Scan using prefix_prefix_idx/,
+      );
+      expect(await plan(`SELECT id FROM ipam.ip_address ORDER BY CAST(HOST(address) AS inet) LIMIT 5`)).toMatch(/Index (Only )?Scan using ip_address_host_idx/);
+      expect(await plan(`SELECT id FROM ipam.ip_range ORDER BY CAST(HOST(start_address) AS inet) LIMIT 5`)).toMatch(/Index (Only )?Scan using ip_range_start_host_idx/);
+    } finally {
+      await client.end();
+    }
   });
 });
