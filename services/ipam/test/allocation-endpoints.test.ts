@@ -302,6 +302,14 @@ describe('available-ips of a prefix (§4.2)', () => {
     expect(await count(`${I}/ip-addresses/?parent=10.60.0.0/24`)).toBe(50);
   });
 
+  test('when Ansible posts its body (prefix, assigned_object as an integer, tenant), then the keys it cannot write are ignored and the rest is the address\'s', async () => {
+    const p = await aPrefix('10.62.0.0/24');
+    const tenant = await made('/api/tenancy/tenants/', { name: 'Alloc tenant', slug: 'alloc-tenant' }, suite.stack().client('tenancy'));
+    const r = await api().post(ipsOf(p), { prefix: '10.62.0.0/24', assigned_object: 5, status: 'reserved', tenant: tenant.id, description: 'from ansible' });
+    expect(r.status).toBe(201);
+    expect(r.body).toMatchObject({ address: '10.62.0.1/24', assigned_object: null, status: { value: 'reserved' }, tenant: { id: tenant.id }, description: 'from ansible', vrf: null });
+  });
+
   test('when manual creates race allocations, then no address is given twice', async () => {
     const p = await aPrefix('10.61.0.0/24');
     const replies = await Promise.all(
