@@ -69,7 +69,7 @@ describe('an FHRP group\'s IP addresses', () => {
     const assigned = { assigned_object_type: 'ipam.fhrpgroup', assigned_object_id: g.id, role: 'hsrp' };
     const second = await made(`${I}/ip-addresses/`, { address: '10.90.0.20/24', ...assigned });
     const first = await made(`${I}/ip-addresses/`, { address: '10.90.0.3/24', ...assigned });
-    await made(`${I}/ip-addresses/`, { address: '10.90.0.4/24' });
+    const loose = await made(`${I}/ip-addresses/`, { address: '10.90.0.4/24' });
 
     const full = (await api().get(`${I}/fhrp-groups/${g.id}/`)).body;
     expect(full.display).toBe('HSRP: 17 (10.90.0.3/24)');
@@ -88,6 +88,16 @@ describe('an FHRP group\'s IP addresses', () => {
     expect(patched.status).toBe(200);
     expect(patched.body).toMatchObject({ display: 'edge HSRP: 17 (10.90.0.3/24)' });
     expect(patched.body.ip_addresses).toHaveLength(2);
+
+    // related_ip: groups holding an address inside that address's network, in its VRF (or both global)
+    const vrf = await made(`${I}/vrfs/`, { name: 'Fhrp VRF', rd: '65300:1' });
+    const inVrf = await made(`${I}/fhrp-groups/`, { protocol: 'vrrp3', group_id: 18 });
+    await made(`${I}/ip-addresses/`, { address: '10.90.0.9/24', vrf: vrf.id, assigned_object_type: 'ipam.fhrpgroup', assigned_object_id: inVrf.id, role: 'vrrp' });
+    const vrfAddress = await made(`${I}/ip-addresses/`, { address: '10.90.0.10/24', vrf: vrf.id });
+    expect(await ids(`${I}/fhrp-groups/?related_ip=${loose.id}`)).toEqual([g.id]);
+    expect(await ids(`${I}/fhrp-groups/?related_ip=${vrfAddress.id}`)).toEqual([inVrf.id]);
+    expect(await ids(`${I}/fhrp-groups/?related_ip=${loose.id}&related_ip=${vrfAddress.id}`)).toEqual([g.id, inVrf.id]);
+    expect((await api().get(`${I}/fhrp-groups/?related_ip=99999999`)).status).toBe(400);
   });
 });
 

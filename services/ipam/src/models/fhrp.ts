@@ -1,5 +1,5 @@
 import { ValidationError } from '@inventory/core';
-import { sql, raw, type FilterDef } from '@inventory/filtering';
+import { sql, raw, or, type FilterDef } from '@inventory/filtering';
 import {
   defineModel,
   f,
@@ -40,6 +40,7 @@ export const fhrpGroup: ModelDef = defineModel({
   },
   ordering: ['protocol', 'group_id', 'id'],
   search: ['name', 'description'],
+  filters: (ctx) => [relatedIpFilter(ctx)],
   hooks: {
     decorate: async (rows, out, c) => {
       // a blank authentication type reads as "" (a plain choice), not null
@@ -48,6 +49,38 @@ export const fhrpGroup: ModelDef = defineModel({
     },
   },
 });
+
+/**
+ * `related_ip=<IP address id>` (any of them): groups holding an address
+ * inside that address's network (`<<=` its address with its mask), in the
+ * same VRF, or both in the global table. An id naming no address is a 400.
+ */
+function relatedIpFilter(ctx: ServiceContext): FilterDef {
+  const addresses = raw(ctx.db.table('ip_address'));
+  return {
+    kind: 'method',
+    name: 'related_ip',
+    valueType: 'integer',
+    apply: async (values) => {
+      const invalid = (v: string) => new ValidationError({ related_ip: [`Select a valid choice. ${v} is not one of the available choices.`] });
+      const given = values.map((v) => v.trim()).filter((v) => v !== '');
+      if (!given.length) return undefined;
+      const bad = given.find((v) => !/^\d{1,15}$/.test(v));
+      if (bad !== undefined) throw invalid(bad);
+      const ids = given.map(Number);
+      const rows = await ctx.db.query(sql`SELECT id, address, vrf_id FROM ${addresses} WHERE id = ANY(${ids}::bigint[])`);
+      const missing = ids.find((id) => !rows.some((r) => Number(r.id) === id));
+      if (missing !== undefined) throw invalid(String(missing));
+      if (!rows.length) return undefined;
+      return or(
+        rows.map(
+          (r) => sql`EXISTS (SELECT 1 FROM ${addresses} a WHERE a.assigned_object_type = 'ipam.fhrpgroup' AND a.assigned_object_id = t.id
+            AND a.address <<= ${String(r.address)}::inet AND ${r.vrf_id === null ? sql`a.vrf_id IS NULL` : sql`a.vrf_id = ${Number(r.vrf_id)}`})`,
+        ),
+      );
+    },
+  };
+}
 
 /**
  * NetBox's FHRPGroup: `ip_addresses`, the IP addresses assigned to the group
