@@ -129,19 +129,31 @@ export async function recalculateHierarchy(touched: Touched, wctx: WriteContext)
     for (const r of rows) places.push({ vrf: r.vrf_id ?? null, prefix: networkText(r.prefix) });
   }
   if (!places.length) return;
-  await wctx.tx.query(sql`
-    WITH place AS (
+  const place = sql`place AS (
       SELECT * FROM unnest(${places.map((p) => (p.vrf === null ? null : Number(p.vrf)))}::bigint[], ${places.map((p) => String(p.prefix))}::cidr[]) AS x(vrf_id, prefix)
     ), affected AS (
       SELECT DISTINCT p.id FROM ${t} p JOIN place x ON p.vrf_id IS NOT DISTINCT FROM x.vrf_id AND (p.prefix >>= x.prefix OR p.prefix << x.prefix)
-    ), calc AS (
+    )`;
+  await wctx.tx.query(hierarchyStatement(t, place));
+}
+
+/**
+ * The hierarchy statement itself: `_depth` and `children` recomputed for the
+ * prefixes of the CTE `affected` (its `id`s), which `ctes` defines (with any
+ * CTE it needs), in the prefix table `t`; rows whose values change get their
+ * version raised. Exported for bench/ipam.js, which loads prefixes straight
+ * into the table and computes their hierarchy with this same statement.
+ */
+export function hierarchyStatement(t: Sql, ctes: Sql): Sql {
+  return sql`
+    WITH ${ctes}, calc AS (
       SELECT p.id,
              (SELECT count(DISTINCT q.prefix) FROM ${t} q WHERE q.vrf_id IS NOT DISTINCT FROM p.vrf_id AND q.prefix >> p.prefix) AS depth,
              (SELECT count(*) FROM ${t} q WHERE q.vrf_id IS NOT DISTINCT FROM p.vrf_id AND q.prefix << p.prefix) AS children
         FROM ${t} p WHERE p.id IN (SELECT id FROM affected)
     )
     UPDATE ${t} p SET _depth = c.depth, children = c.children, _version = p._version + 1 FROM calc c
-     WHERE p.id = c.id AND (p._depth IS DISTINCT FROM c.depth::int OR p.children IS DISTINCT FROM c.children::int)`);
+     WHERE p.id = c.id AND (p._depth IS DISTINCT FROM c.depth::int OR p.children IS DISTINCT FROM c.children::int)`;
 }
 
 /** The number of addresses from start to end (host parts), or null when not both are known. */
