@@ -76,13 +76,12 @@ async function primaryKnown(label: 'dcim.device' | 'virtualization.virtualmachin
 describe('addresses on interfaces, through the gateway', () => {
   let site: Obj;
   let dtype: Obj;
-  let role: Obj;
   beforeAll(async () => {
     site = await made(`${D}/sites/`, { name: 'IPAM E2E site', slug: 'ipam-e2e-site' });
     await made(`${D}/manufacturers/`, { name: 'IPAM maker', slug: 'ipam-maker' });
     dtype = await made(`${D}/device-types/`, { manufacturer: { slug: 'ipam-maker' }, model: 'Router 2', slug: 'router-2' });
     await made(`${D}/interface-templates/`, ['eth0', 'eth1'].map((name) => ({ device_type: dtype.id, name, type: '1000base-t' })));
-    role = await made(`${D}/device-roles/`, { name: 'IPAM router', slug: 'ipam-router' });
+    await made(`${D}/device-roles/`, { name: 'IPAM router', slug: 'ipam-router' });
   });
   const device = (name: string) => made(`${D}/devices/`, { name, device_type: { slug: 'router-2' }, role: { slug: 'ipam-router' }, site: { slug: 'ipam-e2e-site' } });
   const iface = async (deviceId: number, name: string): Promise<Obj> => (await read(`${D}/interfaces/?device_id=${deviceId}&name=${name}&limit=0`)).results[0];
@@ -213,5 +212,32 @@ describe('addresses on interfaces, through the gateway', () => {
     await eventually(async () => (await read(`${V}/virtual-machines/${vm.id}/`)).primary_ip4 === null, 15_000, 'the machine\'s primary IPv4 cleared');
     expect((await read(`${V}/virtual-machines/${vm.id}/`)).primary_ip6).toMatchObject({ id: v6.id });
     expect(await ids(`virtual_machine_id=${vm.id}`)).toEqual([v6.id]);
+  });
+
+  test('when a VLAN group\'s and an ASN range\'s free values are allocated until none is left, then the next allocation is 409 with NetBox\'s text', async () => {
+    const group = await made(`${I}/vlan-groups/`, { name: 'E2E group', slug: 'e2e-group', min_vid: 100, max_vid: 104 });
+    await made(`${I}/vlans/`, { group: group.id, vid: 102, name: 'taken' });
+    const free = await read(`${I}/vlan-groups/${group.id}/available-vlans/`);
+    expect(free.map((v: Obj) => v.vid)).toEqual([100, 101, 103, 104]);
+    expect(free[0].group).toMatchObject({ id: group.id, url: `${base}${I}/vlan-groups/${group.id}/`, name: 'E2E group', slug: 'e2e-group' });
+    const one = await made(`${I}/vlan-groups/${group.id}/available-vlans/`, { name: 'first', status: 'active' });
+    expect(one).toMatchObject({ vid: 100, name: 'first', group: { id: group.id }, status: { label: 'Active' } });
+    // more than is left: nothing is created
+    const over = await gw.post(`${I}/vlan-groups/${group.id}/available-vlans/`, [{ name: 'a' }, { name: 'b' }, { name: 'c' }, { name: 'd' }]);
+    expect([over.status, over.body]).toEqual([409, INSUFFICIENT]);
+    expect((await read(`${I}/vlans/?group_id=${group.id}&limit=0`)).count).toBe(2);
+    const rest = await made(`${I}/vlan-groups/${group.id}/available-vlans/`, [{ name: 'a' }, { name: 'b' }, { name: 'c' }]);
+    expect(rest.map((v: Obj) => v.vid)).toEqual([101, 103, 104]);
+    const full = await gw.post(`${I}/vlan-groups/${group.id}/available-vlans/`, { name: 'e' });
+    expect([full.status, full.body]).toEqual([409, INSUFFICIENT]);
+    expect(await read(`${I}/vlan-groups/${group.id}/available-vlans/`)).toEqual([]);
+
+    const rir = await made(`${I}/rirs/`, { name: 'E2E RIR', slug: 'e2e-rir' });
+    const range = await made(`${I}/asn-ranges/`, { name: 'E2E ASNs', slug: 'e2e-asns', rir: rir.id, start: 64512, end: 64514 });
+    const asns = [];
+    for (let i = 0; i < 3; i++) asns.push((await made(`${I}/asn-ranges/${range.id}/available-asns/`, { description: `asn ${i}` })).asn);
+    expect(asns).toEqual([64512, 64513, 64514]);
+    const none = await gw.post(`${I}/asn-ranges/${range.id}/available-asns/`, { description: 'one more' });
+    expect([none.status, none.body]).toEqual([409, INSUFFICIENT]);
   });
 });
