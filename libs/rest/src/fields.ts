@@ -166,7 +166,7 @@ export interface GenericField extends Base {
 
 /**
  * An IP network (`cidr`: a prefix, host bits zero) or an address with its
- * mask (`inet`), stored as PostgreSQL's type of that name (GiST-indexed,
+ * mask (`inet`), stored as PostgreSQL's type of that name (SP-GiST-indexed,
  * `inet_ops`), read and written as text (`192.0.2.0/24`). The base filter
  * matches exactly, values normalised (network.ts).
  */

@@ -5,6 +5,7 @@ import { models } from './models';
 import { addressingSettings } from './models/settings';
 import { migrations } from './migrations';
 import { mountPools } from './routes/pools';
+import { mountNetworks } from './routes/networks';
 
 export function createService(config: BaseConfig & Partial<Pick<IpamConfig, 'ENFORCE_GLOBAL_UNIQUE'>>): RestService {
   // read once, at start (config.ts); a caller passing only the base settings gets NetBox's default
@@ -15,7 +16,11 @@ export function createService(config: BaseConfig & Partial<Pick<IpamConfig, 'ENF
     config,
     models,
     migrations,
-    // available-vlans and available-asns (§4.4, §4.5): allocation from a VLAN group's range and an ASN range
-    routes: (app, ctx) => mountPools(app, ctx),
+    // the available-* endpoints (§4): prefixes and IP addresses from a prefix or an IP range (§4.1–4.3),
+    // VLANs from a VLAN group's range and ASNs from an ASN range (§4.4, §4.5)
+    routes: (app, ctx) => {
+      mountNetworks(app, ctx);
+      mountPools(app, ctx);
+    },
   });
 }

@@ -3,6 +3,8 @@ import { initial } from './0001_initial';
 import { addressing } from './0002_addressing';
 import { vlansAsnsServices } from './0003_vlans_asns_services';
 import { prefixVlan } from './0004_prefix_vlan';
+import { ipIndexes } from './0005_ip_indexes';
+import { serviceIpaddresses } from './0006_service_ipaddresses';
 
 /** In order; each entry is frozen once released (docs/decisions/005-frozen-migrations.md). */
-export const migrations: Migration[] = [initial, addressing, vlansAsnsServices, prefixVlan];
+export const migrations: Migration[] = [initial, addressing, vlansAsnsServices, prefixVlan, ipIndexes, serviceIpaddresses];

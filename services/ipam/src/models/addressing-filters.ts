@@ -153,6 +153,8 @@ export function prefixFilters(ctx: ServiceContext): FilterDef[] {
       // a network: containing or equal; a bare address: strictly containing (a /32 equal to it does not match)
       return v.includes('/') ? sql`${prefix} >>= ${formatNetwork(networkOf(n))}::cidr` : sql`${prefix} >> ${formatAddress(n.version, n.value)}::inet`;
     }),
+    // the assigned VLAN's VID (numeric lookups too); a prefix without a VLAN has none
+    { kind: 'integer', name: 'vlan_vid', expr: sql`(SELECT v.vid FROM ${raw(ctx.db.table('vlan'))} v WHERE v.id = t.vlan_id)` },
     { kind: 'integer', name: 'depth', expr: col('_depth') },
     { kind: 'integer', name: 'children', expr: col('children') },
     maskLengthFilter(prefix),

@@ -72,8 +72,8 @@ export const prefix: ModelDef = defineModel({
     site: f.fk('dcim.site', 'PROTECT', { nullable: true, hops: SITE_HOPS }),
     vrf: vrf(),
     tenant: tenant(),
-    // ipam's VLANs are not served yet: `vlan_id` (and `vlan_vid`) come with them
-    vlan: f.fk('ipam.vlan', 'PROTECT', { nullable: true, filterKey: null, filter: false, label: 'VLAN' }),
+    // filters `vlan_id` (here) and `vlan_vid` (addressing-filters.ts)
+    vlan: f.fk('ipam.vlan', 'PROTECT', { nullable: true, filterKey: null, label: 'VLAN' }),
     status: f.choice(PREFIX_STATUS, { default: 'active' }),
     role: role(),
     is_pool: f.boolean(false, { label: 'is a pool' }),

@@ -1,6 +1,18 @@
 import { ValidationError } from '@inventory/core';
-import { sql, type FilterDef } from '@inventory/filtering';
-import { defineModel, f, keyResolver, projection, projectedModels, type ModelDef, type ServiceContext } from '@inventory/rest';
+import { sql, raw, or, type FilterDef } from '@inventory/filtering';
+import {
+  defineModel,
+  f,
+  keyResolver,
+  networkText,
+  projection,
+  projectedModels,
+  represent,
+  type ModelDef,
+  type Queryable,
+  type Row,
+  type ServiceContext,
+} from '@inventory/rest';
 import { FHRP_AUTH_TYPES, FHRP_PROTOCOLS } from './choices';
 
 /** A first-hop redundancy group (VRRP, HSRP …): the interfaces assigned to it share its virtual addresses. */
@@ -18,6 +30,8 @@ export const fhrpGroup: ModelDef = defineModel({
     auth_key: f.string(255, { label: 'authentication key' }),
     description: f.description(),
     comments: f.comments(),
+    // the IP addresses assigned to the group, nested (decorate)
+    ip_addresses: f.json({ readOnly: true, virtual: true, filter: false, orderable: false, label: 'IP addresses' }),
   },
   brief: ['protocol', 'group_id'],
   display: (row) => {
@@ -26,14 +40,86 @@ export const fhrpGroup: ModelDef = defineModel({
   },
   ordering: ['protocol', 'group_id', 'id'],
   search: ['name', 'description'],
+  filters: (ctx) => [relatedIpFilter(ctx)],
   hooks: {
-    // a blank authentication type reads as "" (a plain choice), not null
-    decorate: (_rows, out, { brief }) => {
-      if (brief) return;
-      for (const rep of out) if ('auth_type' in rep && rep.auth_type === null) rep.auth_type = '';
+    decorate: async (rows, out, c) => {
+      // a blank authentication type reads as "" (a plain choice), not null
+      if (!c.brief) for (const rep of out) if ('auth_type' in rep && rep.auth_type === null) rep.auth_type = '';
+      await decorateAddresses(rows, out, c);
     },
   },
 });
+
+/**
+ * `related_ip=<IP address id>` (any of them): groups holding an address
+ * inside that address's network (`<<=` its address with its mask), in the
+ * same VRF, or both in the global table. An id naming no address is a 400.
+ */
+function relatedIpFilter(ctx: ServiceContext): FilterDef {
+  const addresses = raw(ctx.db.table('ip_address'));
+  return {
+    kind: 'method',
+    name: 'related_ip',
+    valueType: 'integer',
+    apply: async (values) => {
+      const invalid = (v: string) => new ValidationError({ related_ip: [`Select a valid choice. ${v} is not one of the available choices.`] });
+      const given = values.map((v) => v.trim()).filter((v) => v !== '');
+      if (!given.length) return undefined;
+      const bad = given.find((v) => !/^\d{1,15}$/.test(v));
+      if (bad !== undefined) throw invalid(bad);
+      const ids = given.map(Number);
+      const rows = await ctx.db.query(sql`SELECT id, address, vrf_id FROM ${addresses} WHERE id = ANY(${ids}::bigint[])`);
+      const missing = ids.find((id) => !rows.some((r) => Number(r.id) === id));
+      if (missing !== undefined) throw invalid(String(missing));
+      if (!rows.length) return undefined;
+      return or(
+        rows.map(
+          (r) => sql`EXISTS (SELECT 1 FROM ${addresses} a WHERE a.assigned_object_type = 'ipam.fhrpgroup' AND a.assigned_object_id = t.id
+            AND a.address <<= ${String(r.address)}::inet AND ${r.vrf_id === null ? sql`a.vrf_id IS NULL` : sql`a.vrf_id = ${Number(r.vrf_id)}`})`,
+        ),
+      );
+    },
+  };
+}
+
+/**
+ * NetBox's FHRPGroup: `ip_addresses`, the IP addresses assigned to the group
+ * (nested, by host), and its string form followed by the first of them
+ * (`HSRP: 7 (192.0.2.1/24)`), in every form (nested ones too: an address's
+ * `assigned_object`, an assignment's `group`). One query for the page.
+ */
+async function decorateAddresses(
+  rows: Row[],
+  out: Row[],
+  c: { brief: boolean; service: ServiceContext; q: Queryable; base: string; wants?: (key: string) => boolean },
+): Promise<void> {
+  const showAddresses = !c.brief && (c.wants?.('ip_addresses') ?? true);
+  const showDisplay = c.wants?.('display') ?? true;
+  const addressModel = c.service.models.get('ipam.ipaddress');
+  if (!rows.length || !addressModel || (!showAddresses && !showDisplay)) return;
+  const assigned = await c.q.query(
+    sql`SELECT * FROM ${raw(c.service.db.table(addressModel.table))}
+         WHERE assigned_object_type = 'ipam.fhrpgroup' AND assigned_object_id = ANY(${rows.map((r) => Number(r.id))}::bigint[])
+         ORDER BY CAST(HOST(address) AS inet), id`,
+  );
+  const nested = showAddresses && assigned.length ? await represent(c.service, addressModel, assigned, 'nested', c.base, c.q) : [];
+  const byGroup = new Map<number, { first: Row; reps: Row[] }>();
+  assigned.forEach((address, i) => {
+    const group = Number(address.assigned_object_id);
+    const entry = byGroup.get(group) ?? { first: address, reps: [] };
+    if (nested[i]) entry.reps.push(nested[i]);
+    byGroup.set(group, entry);
+  });
+  rows.forEach((row, i) => {
+    const mine = byGroup.get(Number(row.id));
+    if (showDisplay && mine && typeof out[i].display === 'string') out[i].display = `${out[i].display} (${String(networkText(mine.first.address))})`;
+    if (showAddresses && 'ip_addresses' in out[i]) {
+      // after the tags, custom fields and timestamps, as NetBox's serializer lists it
+      delete out[i].ip_addresses;
+      out[i].ip_addresses = mine?.reps ?? [];
+    }
+  });
+}
 
 /** The interfaces an FHRP group may be assigned to. */
 const FHRP_INTERFACES = new Set(['dcim.interface', 'virtualization.vminterface']);

@@ -1,6 +1,6 @@
 import { ValidationError } from '@inventory/core';
-import { sql, type FilterDef } from '@inventory/filtering';
-import { defineModel, f, type FieldDef, type ModelDef, type Row } from '@inventory/rest';
+import { sql, raw, type FilterDef } from '@inventory/filtering';
+import { defineModel, f, formatNetwork, parseNetwork, type FieldDef, type ModelDef, type Row, type ServiceContext } from '@inventory/rest';
 import { SERVICE_PROTOCOLS } from './choices';
 
 export const PORT_MIN = 1;
@@ -57,6 +57,49 @@ const common = (): Record<string, FieldDef> => ({
   comments: f.comments(),
 });
 
+/** A service's own fields in NetBox's order: its IP addresses come after the protocol. */
+function serviceFields(): Record<string, FieldDef> {
+  const { ports, protocol, description, comments } = common();
+  return {
+    ports,
+    protocol,
+    // ids on write, nested IP addresses on read (not checked against the device or machine, as in NetBox)
+    ipaddresses: f.m2m('ipam.ipaddress', 'service_ipaddresses', { idFilter: 'ipaddress_id', filterKey: null, label: 'IP addresses' }),
+    description,
+    comments,
+  };
+}
+
+/**
+ * `?ipaddress=<address>`: services holding that IP address, named as stored
+ * (with its mask, `192.0.2.1/24`; a bare address is a /32 or /128), any of
+ * the values; `ipaddress__n` excludes them. A value naming no address is a
+ * 400, as NetBox's model choice filter.
+ */
+function ipaddressFilter(ctx: ServiceContext): FilterDef {
+  const links = raw(ctx.db.table('service_ipaddresses'));
+  const addresses = raw(ctx.db.table('ip_address'));
+  return {
+    kind: 'method',
+    name: 'ipaddress',
+    lookups: ['n'],
+    apply: async (values, lookup) => {
+      const param = lookup ? `ipaddress__${lookup}` : 'ipaddress';
+      const parsed = values.map((v) => ({ v, n: parseNetwork(v) }));
+      const bad = parsed.find((x) => x.n === null);
+      if (bad) throw new ValidationError({ [param]: [`Select a valid choice. ${bad.v} is not one of the available choices.`] });
+      const wanted = parsed.map((x) => formatNetwork(x.n!));
+      const rows = await ctx.db.query(sql`SELECT id, address::text AS address FROM ${addresses} WHERE address = ANY(${wanted}::inet[])`);
+      const found = new Set(rows.map((r) => formatNetwork(parseNetwork(String(r.address))!)));
+      const missing = parsed.find((x) => !found.has(formatNetwork(x.n!)));
+      if (missing) throw new ValidationError({ [param]: [`Select a valid choice. ${missing.v} is not one of the available choices.`] });
+      const ids = rows.map((r) => Number(r.id));
+      const has = sql`EXISTS (SELECT 1 FROM ${links} l WHERE l.owner_id = t.id AND l.target_id = ANY(${ids}::bigint[]))`;
+      return lookup === 'n' ? sql`NOT ${has}` : has;
+    },
+  };
+}
+
 /** A reusable description of a service (name, protocol, ports), to create services from. */
 export const serviceTemplate: ModelDef = defineModel({
   label: 'ipam.servicetemplate',
@@ -81,13 +124,13 @@ export const service: ModelDef = defineModel({
     device: f.fk('dcim.device', 'CASCADE', { nullable: true, filterKey: 'name' }),
     virtual_machine: f.fk('virtualization.virtualmachine', 'CASCADE', { nullable: true, filterKey: 'name' }),
     name: f.name(100),
-    ...common(),
+    ...serviceFields(),
   },
   brief: ['name', 'protocol', 'ports'],
   display: serviceDisplay,
   ordering: ['protocol', 'ports', 'id'],
   search: ['name', 'description'],
-  filters: () => [portFilter],
+  filters: (ctx) => [portFilter, ipaddressFilter(ctx)],
   hooks: {
     validate: (row) => {
       // NetBox's Service.clean()

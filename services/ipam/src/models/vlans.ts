@@ -143,6 +143,7 @@ export const vlan: ModelDef = defineModel({
   brief: ['vid', 'name'],
   display: (row) => `${String(row.name)} (${String(row.vid)})`,
   ordering: ['site', 'group', 'vid', 'id'],
+  counts: { prefix_count: { model: 'ipam.prefix', field: 'vlan' } },
   unique: [
     { fields: ['group', 'vid'], message: 'VLAN with this Group and VLAN ID already exists.' },
     { fields: ['group', 'name'], message: 'VLAN with this Group and Name already exists.' },

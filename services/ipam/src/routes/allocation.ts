@@ -23,17 +23,47 @@ import {
 export const INSUFFICIENT = 'Insufficient resources are available to satisfy the request';
 
 /**
- * One `available-*` endpoint over integers: a parent (a VLAN group, an ASN
- * range) whose free values its child objects (VLANs, ASNs) are allocated
- * from. The free set is found in SQL; the endpoint says how to show a free
- * value and what an allocated child gets from its parent.
+ * One `available-*` endpoint (spec §4): a parent (a prefix, an IP range, a
+ * VLAN group, an ASN range) whose free values its child objects (prefixes,
+ * IP addresses, VLANs, ASNs) are allocated from. The free set is found in
+ * SQL; the endpoint says how GET lists it, what its request serializer
+ * checks, and how an item gets its allocated value and the parent's fields.
+ */
+export interface Allocator {
+  /** Path below /api/ipam/, e.g. `prefixes/:id/available-ips/`. */
+  path: string;
+  parent: ModelDef;
+  child: ModelDef;
+  /** NetBox's advisory-lock key of the endpoint (all allocations of the kind serialise on it). */
+  lockKey: number;
+  /**
+   * Lock the parent's row too (`FOR UPDATE`): a VLAN group's or an ASN
+   * range's bounds may not change under an allocation. A prefix is not
+   * locked: its own writes take the prefix lock first, then rows, and an
+   * allocation must not take them in the other order.
+   */
+  lockParent?: boolean;
+  /** GET: the free values as NetBox lists them (a plain array, ascending). */
+  list: (q: Queryable, ctx: ServiceContext, parent: Row, req: Request, base: string) => Promise<unknown[]>;
+  /** The request serializer's checks of one POST item (the model's rules come after allocation). */
+  check?: (item: Row, parent: Row) => Record<string, unknown>;
+  /**
+   * The items with their allocated values (and the parent's fields) written
+   * over the client's, in request order; null when the free set cannot
+   * satisfy every item (409, nothing created).
+   */
+  allocate: (q: Queryable, ctx: ServiceContext, parent: Row, items: Row[]) => Promise<Row[] | null>;
+}
+
+/**
+ * An allocator over integers (VIDs, ASNs): the first free values in order,
+ * one per item.
  */
 export interface IntegerPool {
   /** Path below /api/ipam/, e.g. `vlan-groups/:id/available-vlans/`. */
   path: string;
   parent: ModelDef;
   child: ModelDef;
-  /** NetBox's advisory-lock key of the endpoint (all allocations of the kind serialise on it). */
   lockKey: number;
   /** The first `limit` free values, ascending. */
   free: (q: Queryable, ctx: ServiceContext, parent: Row, limit: number) => Promise<number[]>;
@@ -53,38 +83,55 @@ export function allocationLimit(raw: unknown): number {
   return n === 0 || n > 1000 ? 1000 : n;
 }
 
+/** An integer pool as an allocator: GET lists `limit` free values; POST takes one per item, in order. */
+export function integerAllocator(pool: IntegerPool): Allocator {
+  const check = pool.check;
+  return {
+    path: pool.path,
+    parent: pool.parent,
+    child: pool.child,
+    lockKey: pool.lockKey,
+    lockParent: true,
+    list: async (q, ctx, parent, req, base) => pool.show(await pool.free(q, ctx, parent, allocationLimit(req.query.limit)), parent, ctx, base),
+    check: check ? (item) => check(item) : undefined,
+    async allocate(q, ctx, parent, items) {
+      const values = items.length ? await pool.free(q, ctx, parent, items.length) : [];
+      if (values.length < items.length) return null;
+      return items.map((item, i) => pool.assign(item, values[i], parent));
+    },
+  };
+}
+
 /** The parent row, among those the caller may view; else 404. */
-async function findParent(ctx: ServiceContext, pool: IntegerPool, req: Request, res: Response, q: Queryable, lock = false): Promise<Row> {
+async function findParent(ctx: ServiceContext, a: Allocator, req: Request, res: Response, q: Queryable, lock = false): Promise<Row> {
   let scope: Sql;
   try {
-    scope = requirePermission(ctx, pool.parent, identityOf(res), 'view');
+    scope = requirePermission(ctx, a.parent, identityOf(res), 'view');
   } catch (err) {
     // NetBox looks the parent up in what the user may view: none of it is a 404, not a 403
     if (err instanceof PermissionDenied && !(err instanceof NotAuthenticated)) throw new NotFound();
     throw err;
   }
   const id = parseId(req.params.id);
-  const [row] = await q.query(sql`SELECT * FROM ${raw(ctx.db.table(pool.parent.table))} t WHERE t.id = ${id} AND ${scope}${raw(lock ? ' FOR UPDATE' : '')}`);
+  const [row] = await q.query(sql`SELECT * FROM ${raw(ctx.db.table(a.parent.table))} t WHERE t.id = ${id} AND ${scope}${raw(lock ? ' FOR UPDATE' : '')}`);
   if (!row) throw new NotFound();
   return row;
 }
 
 /** GET lists free values; POST allocates one object (or a list), in the unit of work every write runs in. */
-export function mountPool(app: Express, ctx: ServiceContext, pool: IntegerPool): void {
-  const path = `/api/ipam/${pool.path}`;
+export function mountAllocator(app: Express, ctx: ServiceContext, a: Allocator): void {
+  const path = `/api/ipam/${a.path}`;
 
   app.get(path, async (req, res) => {
-    requirePermission(ctx, pool.child, identityOf(res), 'view');
-    const parent = await findParent(ctx, pool, req, res, ctx.db);
-    const values = await pool.free(ctx.db, ctx, parent, allocationLimit(req.query.limit));
-    const base = baseUrl(req, ctx.settings.publicUrl);
-    sendJson(res, 200, await pool.show(values, parent, ctx, base));
+    requirePermission(ctx, a.child, identityOf(res), 'view');
+    const parent = await findParent(ctx, a, req, res, ctx.db);
+    sendJson(res, 200, await a.list(ctx.db, ctx, parent, req, baseUrl(req, ctx.settings.publicUrl)));
   });
 
   app.post(path, async (req, res) => {
     const identity = identityOf(res);
-    const scope = requirePermission(ctx, pool.child, identity, 'add');
-    await findParent(ctx, pool, req, res, ctx.db);
+    const scope = requirePermission(ctx, a.child, identity, 'add');
+    const parent = await findParent(ctx, a, req, res, ctx.db);
     const body: unknown = req.body;
     const bulk = Array.isArray(body);
     if (!bulk && (body === null || typeof body !== 'object')) throw notADict(body);
@@ -92,28 +139,32 @@ export function mountPool(app: Express, ctx: ServiceContext, pool: IntegerPool):
     // the request serializer: a list of per-item errors, also for a single object
     const errors = items.map((item) => {
       if (item === null || typeof item !== 'object' || Array.isArray(item)) return { non_field_errors: ['Invalid data. Expected a dictionary.'] };
-      return pool.check?.(item as Row) ?? {};
+      return a.check?.(item as Row, parent) ?? {};
     });
     if (errors.some((e) => Object.keys(e).length)) throw new ValidationError(errors);
-    await warmReferences(ctx, pool.child, items);
+    await warmReferences(ctx, a.child, items);
     await runWrite(
       ctx,
-      pool.child,
+      a.child,
       req,
       res,
       identity,
       async (wctx) => {
         // every allocation of the kind waits for the one before it to commit, then sees what it took
-        await wctx.tx.query(sql`SELECT pg_advisory_xact_lock(${pool.lockKey}::bigint)`);
-        const parent = await findParent(ctx, pool, req, res, wctx.tx, true);
-        const values = items.length ? await pool.free(wctx.tx, ctx, parent, items.length) : [];
-        if (values.length < items.length) throw new Conflict(INSUFFICIENT);
-        const allocated = items.map((item, i) => pool.assign(item as Row, values[i], parent));
-        return createObjects(ctx, pool.child, allocated, bulk, scope, wctx);
+        await wctx.tx.query(sql`SELECT pg_advisory_xact_lock(${a.lockKey}::bigint)`);
+        const current = await findParent(ctx, a, req, res, wctx.tx, a.lockParent);
+        const allocated = await a.allocate(wctx.tx, ctx, current, items as Row[]);
+        if (allocated === null) throw new Conflict(INSUFFICIENT);
+        return createObjects(ctx, a.child, allocated, bulk, scope, wctx);
       },
-      respondCreated(ctx, pool.child, baseUrl(req, ctx.settings.publicUrl)),
+      respondCreated(ctx, a.child, baseUrl(req, ctx.settings.publicUrl)),
     );
   });
+}
+
+/** An integer pool's endpoint (available-vlans, available-asns). */
+export function mountPool(app: Express, ctx: ServiceContext, pool: IntegerPool): void {
+  mountAllocator(app, ctx, integerAllocator(pool));
 }
 
 /** 201 with the created objects as their change records show them (full form, no count annotations); a replayed key reads them again. */

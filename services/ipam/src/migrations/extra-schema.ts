@@ -1,0 +1,14 @@
+import { allocationIndexDdl } from '../allocation';
+
+/**
+ * What the declarations cannot say: the ipam schema beyond what
+ * `createModelTables` derives from the models. The schema test
+ * (test/schema.test.ts) adds these statements to the declared side before it
+ * compares it with what the migrations built, so a change here without a
+ * migration (or a migration without a change here) fails that test.
+ * Migrations never import this file: they are frozen SQL.
+ */
+export function extraSchema(schema: string): string[] {
+  // the btrees of the ordered searches and lists (docs/decisions/019-ip-index.md); 0005 creates them
+  return allocationIndexDdl({ ipAddress: `${schema}.ip_address`, prefix: `${schema}.prefix`, ipRange: `${schema}.ip_range` });
+}
