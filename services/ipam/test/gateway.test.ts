@@ -240,4 +240,71 @@ describe('addresses on interfaces, through the gateway', () => {
     const none = await gw.post(`${I}/asn-ranges/${range.id}/available-asns/`, { description: 'one more' });
     expect([none.status, none.body]).toEqual([409, INSUFFICIENT]);
   });
+
+  test('when a prefix\'s available-ips are allocated through the gateway until none is left, then the next allocation is 409 with NetBox\'s text and creates nothing', async () => {
+    const dev = await device('ipam-r3');
+    const eth1 = await iface(dev.id, 'eth1');
+    await projected('interface_id', eth1.id);
+    const vrf = await made(`${I}/vrfs/`, { name: 'E2E VRF', rd: '65310:1' });
+    const prefix = await made(`${I}/prefixes/`, { prefix: '203.0.113.0/29', vrf: vrf.id, status: 'active' });
+    const path = `${I}/prefixes/${prefix.id}/available-ips/`;
+    // six usable addresses (no network nor broadcast address), with the prefix's mask and VRF
+    const free = await read(path);
+    expect(free.map((f: Obj) => f.address)).toEqual([1, 2, 3, 4, 5, 6].map((h) => `203.0.113.${h}/29`));
+    expect(free[0]).toMatchObject({ family: 4, address: '203.0.113.1/29', vrf: { id: vrf.id, url: `${base}${I}/vrfs/${vrf.id}/`, name: 'E2E VRF', rd: '65310:1' } });
+    // an address made by hand takes its place
+    const manual = await made(`${I}/ip-addresses/`, { address: '203.0.113.2/29', vrf: vrf.id });
+    expect((await read(`${path}?limit=2`)).map((f: Obj) => f.address)).toEqual(['203.0.113.1/29', '203.0.113.3/29']);
+
+    // the Ansible collection's allocation: keys that are no fields (`prefix`, `assigned_object`) ignored, the interface kept
+    const first = await made(path, { prefix: '203.0.113.0/29', assigned_object: eth1.id, assigned_object_id: eth1.id, assigned_object_type: 'dcim.interface', status: 'active' });
+    expect(first).toMatchObject({ address: '203.0.113.1/29', vrf: { id: vrf.id }, status: { value: 'active' }, assigned_object_type: 'dcim.interface', assigned_object_id: eth1.id });
+    expect(first.assigned_object).toMatchObject({ id: eth1.id, name: 'eth1', device: { id: dev.id, name: 'ipam-r3', display_name: 'ipam-r3' } });
+    expect(first.url).toBe(`${base}${I}/ip-addresses/${first.id}/`);
+    expect(await ids(`interface_id=${eth1.id}`)).toEqual([first.id]);
+    // `state: new`: reserved, with a description
+    const reserved = await made(path, { prefix: '203.0.113.0/29', status: 'reserved', description: 'for later' });
+    expect(reserved).toMatchObject({ address: '203.0.113.3/29', status: { value: 'reserved' }, description: 'for later' });
+
+    // three left: asking for four creates nothing
+    const over = await gw.post(path, [{}, {}, {}, {}]);
+    expect([over.status, over.body]).toEqual([409, INSUFFICIENT]);
+    expect((await read(`${I}/ip-addresses/?parent=203.0.113.0/29&vrf_id=${vrf.id}&limit=0`)).count).toBe(3);
+    const rest = await made(path, [{ description: 'a' }, { description: 'b' }, { description: 'c' }]);
+    expect(rest.map((o: Obj) => o.address)).toEqual(['203.0.113.4/29', '203.0.113.5/29', '203.0.113.6/29']);
+    expect(await read(path)).toEqual([]);
+    const full = await gw.post(path, { description: 'one more' });
+    expect([full.status, full.body]).toEqual([409, INSUFFICIENT]);
+    expect(await ids(`parent=203.0.113.0/29&vrf_id=${vrf.id}`)).toEqual(sorted(manual.id, first.id, reserved.id, ...rest.map((o: Obj) => o.id)));
+    // freeing one address makes it the next allocation
+    expect((await gw.delete(`${I}/ip-addresses/${manual.id}/`)).status).toBe(204);
+    expect((await made(path, {})).address).toBe('203.0.113.2/29');
+    expect((await gw.post(path, {})).status).toBe(409);
+  });
+
+  test('when an IP range\'s available-ips and a prefix\'s available-prefixes are allocated through the gateway, then they run out with 409 the same way', async () => {
+    const range = await made(`${I}/ip-ranges/`, { start_address: '100.64.1.10/24', end_address: '100.64.1.13/24' });
+    await made(`${I}/ip-addresses/`, { address: '100.64.1.11/24' });
+    const rpath = `${I}/ip-ranges/${range.id}/available-ips/`;
+    expect((await read(rpath)).map((f: Obj) => f.address)).toEqual(['100.64.1.10/24', '100.64.1.12/24', '100.64.1.13/24']);
+    expect((await made(rpath, [{}, {}, {}])).map((o: Obj) => o.address)).toEqual(['100.64.1.10/24', '100.64.1.12/24', '100.64.1.13/24']);
+    const rfull = await gw.post(rpath, {});
+    expect([rfull.status, rfull.body]).toEqual([409, INSUFFICIENT]);
+
+    const parent = await made(`${I}/prefixes/`, { prefix: '100.64.8.0/24', status: 'container' });
+    await made(`${I}/prefixes/`, [{ prefix: '100.64.8.64/26' }, { prefix: '100.64.8.192/27' }]);
+    const ppath = `${I}/prefixes/${parent.id}/available-prefixes/`;
+    const blocks = await read(ppath);
+    expect(blocks).toEqual(['100.64.8.0/26', '100.64.8.128/26', '100.64.8.224/27'].map((prefix) => ({ family: 4, prefix, vrf: null })));
+    const child = await made(ppath, { prefix_length: 26, description: 'allocated' });
+    expect(child).toMatchObject({ prefix: '100.64.8.0/26', vrf: null, description: 'allocated', status: { value: 'active' } });
+    // two /26 do not fit in what is left (one /26 and one /27): nothing is created
+    const over = await gw.post(ppath, [{ prefix_length: 26 }, { prefix_length: 26 }]);
+    expect([over.status, over.body]).toEqual([409, INSUFFICIENT]);
+    expect((await made(ppath, [{ prefix_length: 26 }, { prefix_length: 27 }])).map((p: Obj) => p.prefix)).toEqual(['100.64.8.128/26', '100.64.8.224/27']);
+    expect(await read(ppath)).toEqual([]);
+    const full = await gw.post(ppath, { prefix_length: 32 });
+    expect([full.status, full.body]).toEqual([409, INSUFFICIENT]);
+    expect((await read(`${I}/prefixes/${parent.id}/`)).children).toBe(5);
+  });
 });
