@@ -73,7 +73,7 @@ async function primaryKnown(label: 'dcim.device' | 'virtualization.virtualmachin
   }, 15_000, `${label} ${id}'s primary IP in ipam`);
 }
 
-describe('addresses on interfaces, through the gateway', () => {
+describe('ipam through the gateway', () => {
   let site: Obj;
   let dtype: Obj;
   beforeAll(async () => {
