@@ -55,7 +55,8 @@
  * Run: `npm run build && node bench/ipam.js`; results in bench/results/ipam.json.
  * Knobs: BENCH_RUNS (sequential requests per read, default 200),
  * BENCH_SECONDS / BENCH_CONNECTIONS (closed-loop load per read, default 5 s,
- * 8 connections), BENCH_ALLOC_ROUNDS (allocations per client, default 10).
+ * 8 connections), BENCH_ALLOC_ROUNDS (allocations per client, default 10);
+ * BENCH_HOLD=1 keeps the loaded world up (URLs printed) until SIGINT, then measures.
  */
 const os = require('node:os');
 const { Client } = require('pg');
@@ -285,6 +286,11 @@ async function main() {
     const vrfs = await json(u('/vrfs/'), H, 'POST', Array.from({ length: 5 }, (_, i) => ({ name: `Bench VRF ${i + 1}`, rd: `65000:${i + 1}` })));
     const seeded = await loadRows(db, vrfs.map((v) => v.id));
     process.stderr.write(`seeded: ${JSON.stringify(seeded)}\n`);
+    if (process.env.BENCH_HOLD) {
+      // BENCH_HOLD=1: the loaded world stays up (database and service URLs printed) until SIGINT, then measures
+      process.stdout.write(`${JSON.stringify({ database: pg.url, ...services.urls })}\n`);
+      await new Promise((r) => process.once('SIGINT', r));
+    }
     const [{ id: p8 }] = (await db.query(`SELECT id FROM ipam.prefix WHERE prefix = '10.0.0.0/8' AND vrf_id IS NULL`)).rows;
     // what the first free address must be (hand-computed: the lowest host above the network address that no address holds)
     const [{ expected }] = (
