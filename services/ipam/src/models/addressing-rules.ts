@@ -4,6 +4,7 @@ import {
   formatAddress,
   hashKey,
   isNetwork,
+  memo,
   nestedFor,
   networkOf,
   networkText,
@@ -33,7 +34,8 @@ const fail = (field: string, message: string): never => {
  */
 export const ADDRESS_LOCK = 100200;
 export const PREFIX_LOCK = hashKey('ipam.prefix');
-const lock = (wctx: WriteContext, key: number) => wctx.tx.query(sql`SELECT pg_advisory_xact_lock(${key})`);
+/** Takes an advisory lock once per write (a bulk write's rows would each ask again). */
+const lock = (wctx: WriteContext, key: number) => memo(wctx, `advisory-lock:${key}`, () => wctx.tx.query(sql`SELECT pg_advisory_xact_lock(${key})`));
 
 /** Takes the address lock (held to the end of the write's transaction). */
 export async function lockAddresses(wctx: WriteContext): Promise<void> {
@@ -67,7 +69,7 @@ async function tableName(wctx: WriteContext, vrfId: unknown): Promise<string> {
 /** Whether duplicates are refused in the object's table: the global table by ENFORCE_GLOBAL_UNIQUE, a VRF by its enforce_unique. */
 async function enforcesUnique(wctx: WriteContext, vrfId: unknown): Promise<boolean> {
   if (!isSet(vrfId)) return addressingSettings.enforceGlobalUnique;
-  const [v] = await wctx.tx.query(sql`SELECT enforce_unique FROM ${table(wctx.service, 'vrf')} WHERE id = ${vrfId}`);
+  const [v] = await memo(wctx, `vrf-enforce-unique:${String(vrfId)}`, () => wctx.tx.query(sql`SELECT enforce_unique FROM ${table(wctx.service, 'vrf')} WHERE id = ${vrfId}`));
   return v?.enforce_unique !== false;
 }
 
@@ -88,6 +90,8 @@ export async function checkAggregate(row: Row, existing: Row | null, wctx: Write
 export async function checkPrefix(row: Row, existing: Row | null, wctx: WriteContext): Promise<void> {
   if (!isSet(row.prefix) || !(await enforcesUnique(wctx, row.vrf_id))) return;
   await lock(wctx, PREFIX_LOCK);
+  // created prefixes are checked together once stored (checkPrefixesAfterWrite): one statement for a bulk create
+  if (!existing) return;
   const [dup] = await wctx.tx.query(sql`
     SELECT prefix FROM ${table(wctx.service, 'prefix')}
      WHERE vrf_id IS NOT DISTINCT FROM ${row.vrf_id ?? null}::bigint AND prefix = ${row.prefix}::cidr AND id <> ${existing ? Number(existing.id) : 0}
@@ -95,10 +99,10 @@ export async function checkPrefix(row: Row, existing: Row | null, wctx: WriteCon
   if (dup) fail('prefix', `Duplicate prefix found in ${await tableName(wctx, row.vrf_id)}: ${String(networkText(dup.prefix))}`);
 }
 
-/** Duplicates written together (one bulk request) are caught once stored, under the same lock. */
+/** Created prefixes, and updated ones written together, against every stored prefix: once stored, under the same lock. */
 export async function checkPrefixesAfterWrite(touched: Touched, wctx: WriteContext): Promise<void> {
   const ids = writtenIds(touched);
-  if (ids.length < 2) return;
+  if (!touched.created?.length && ids.length < 2) return;
   const t = table(wctx.service, 'prefix');
   const [dup] = await wctx.tx.query(sql`
     SELECT p.prefix, p.vrf_id FROM ${t} p JOIN ${t} o ON o.id <> p.id AND o.vrf_id IS NOT DISTINCT FROM p.vrf_id AND o.prefix = p.prefix
@@ -254,7 +258,8 @@ export async function checkAddress(row: Row, existing: Row | null, wctx: WriteCo
     }
   }
   if (row.status === 'slaac' && parsed && parsed.version !== 6) fail('status', 'Only IPv6 addresses can be assigned SLAAC status');
-  if (!isSet(row.address) || !(await enforcesUnique(wctx, row.vrf_id))) return;
+  // created addresses are checked together once stored (checkAddressesAfterWrite): one statement for a bulk create
+  if (!existing || !isSet(row.address) || !(await enforcesUnique(wctx, row.vrf_id))) return;
   // the host as an inet (not HOST()'s text): the same test, answered by the host btree (decision 019) instead of a
   // scan of every address, which a bulk create repeats per item (bench/ipam.js: 1,000 scans of 1,000,000 rows)
   const dups = await wctx.tx.query(sql`
@@ -267,17 +272,18 @@ export async function checkAddress(row: Row, existing: Row | null, wctx: WriteCo
   }
 }
 
-/** Duplicates written together (one bulk request) are caught once stored, under the same lock. */
+/** Created addresses, and updated ones written together, against every stored address: once stored, under the same lock. */
 export async function checkAddressesAfterWrite(touched: Touched, wctx: WriteContext): Promise<void> {
   const ids = writtenIds(touched);
-  if (ids.length < 2) return;
+  if (!touched.created?.length && ids.length < 2) return;
   const t = table(wctx.service, 'ip_address');
   const [dup] = await wctx.tx.query(sql`
-    SELECT p.address, p.vrf_id FROM ${t} p JOIN ${t} o ON o.id <> p.id AND o.vrf_id IS NOT DISTINCT FROM p.vrf_id AND CAST(HOST(o.address) AS inet) = CAST(HOST(p.address) AS inet)
+    SELECT o.address, p.vrf_id FROM ${t} p JOIN ${t} o ON o.id <> p.id AND o.vrf_id IS NOT DISTINCT FROM p.vrf_id AND CAST(HOST(o.address) AS inet) = CAST(HOST(p.address) AS inet)
       LEFT JOIN ${table(wctx.service, 'vrf')} v ON v.id = p.vrf_id
      WHERE p.id = ANY(${ids}::bigint[]) AND (CASE WHEN p.vrf_id IS NULL THEN ${addressingSettings.enforceGlobalUnique}::boolean ELSE v.enforce_unique END)
        AND NOT (p.role = ANY(${NONUNIQUE_ROLES}::text[]) AND o.role = ANY(${NONUNIQUE_ROLES}::text[]))
-     LIMIT 1`);
+     ORDER BY o.id LIMIT 1`);
+  // named as NetBox names it: the address already stored (the earliest, when several)
   if (dup) fail('address', `Duplicate IP address found in ${await tableName(wctx, dup.vrf_id)}: ${String(networkText(dup.address))}`);
 }
 
