@@ -1,6 +1,7 @@
 import { runSchemaHistory } from '@inventory/testkit';
 import { models } from '../src/models';
 import { migrations } from '../src/migrations';
+import { extraSchema } from '../src/migrations/extra-schema';
 
 /** The indexes a database of the first release has (its frozen 0001_initial). */
 const releasedIndexes = [
@@ -36,4 +37,4 @@ const releasedIndexes = [
   "vrf_tenant_id_idx",
 ];
 
-runSchemaHistory({ schema: 'ipam', models, migrations, releasedIndexes });
+runSchemaHistory({ schema: 'ipam', models, migrations, releasedIndexes, extra: extraSchema });

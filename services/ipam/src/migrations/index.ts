@@ -3,6 +3,7 @@ import { initial } from './0001_initial';
 import { addressing } from './0002_addressing';
 import { vlansAsnsServices } from './0003_vlans_asns_services';
 import { prefixVlan } from './0004_prefix_vlan';
+import { ipBlockUsage } from './0007_ip_block_usage';
 
 /** In order; each entry is frozen once released (docs/decisions/005-frozen-migrations.md). */
-export const migrations: Migration[] = [initial, addressing, vlansAsnsServices, prefixVlan];
+export const migrations: Migration[] = [initial, addressing, vlansAsnsServices, prefixVlan, ipBlockUsage];
