@@ -490,7 +490,7 @@ describe('block-usage summary (docs/decisions/019-ip-index.md)', () => {
     const client = new pg.Client({ connectionString: suite.stack().databaseUrl });
     await client.connect();
     try {
-      const kept = (await client.query('SELECT scope::int, len::int, block::text, used FROM ipam.ip_block_usage ORDER BY scope, len, block')).rows;
+      const kept = (await client.query('SELECT u.scope::int, u.len::int, u.block::text, u.used FROM ipam.ip_block_usage u ORDER BY u.scope, u.len, u.block')).rows;
       const { text, values } = render(blockUsageFromScratch('ipam.ip_address'));
       const scratch = (await client.query(text, values)).rows.map((r) => ({ scope: Number(r.scope), len: Number(r.len), block: String(r.block), used: Number(r.used) }));
       return { kept, scratch };

@@ -56,7 +56,7 @@ async function refresh(change: UsageChange) {
 
 /** Rows of the summary as it is, and as counted from scratch. */
 async function summary() {
-  return (await client.query('SELECT scope::int, len::int, block::text, used FROM usage ORDER BY scope, len, block')).rows;
+  return (await client.query('SELECT u.scope::int, u.len::int, u.block::text, u.used FROM usage u ORDER BY u.scope, u.len, u.block')).rows;
 }
 async function scratch() {
   const { text, values } = render(blockUsageFromScratch('ip'));
@@ -103,11 +103,11 @@ describe('the summary', () => {
       { scope: -1, len: 16, block: '10.0.0.0/16', used: 3 },
       { scope: -1, len: 24, block: '10.0.0.0/24', used: 2 },
       { scope: -1, len: 24, block: '10.0.1.0/24', used: 1 },
-      { scope: -1, len: 112, block: '2001:db8::/112', used: 1 },
+      { scope: -1, len: 112, block: '2001:db8::1:0/112', used: 1 },
       { scope: -1, len: 120, block: '2001:db8::1:0/120', used: 1 },
       { scope: 0, len: 16, block: '10.0.0.0/16', used: 1 },
       { scope: 0, len: 24, block: '10.0.0.0/24', used: 1 },
-      { scope: 0, len: 112, block: '2001:db8::/112', used: 1 },
+      { scope: 0, len: 112, block: '2001:db8::1:0/112', used: 1 },
       { scope: 0, len: 120, block: '2001:db8::1:0/120', used: 1 },
       { scope: 5, len: 16, block: '10.0.0.0/16', used: 2 },
       { scope: 5, len: 24, block: '10.0.0.0/24', used: 1 },
@@ -152,7 +152,7 @@ describe('the summary', () => {
     const expected = await scratch();
     await client.query('CREATE SCHEMA mig; CREATE TABLE mig.ip_address (id serial PRIMARY KEY, vrf_id bigint, address inet NOT NULL); INSERT INTO mig.ip_address (vrf_id, address) SELECT vrf_id, address FROM ip');
     for (const statement of ipBlockUsageStatements('mig')) await client.query(statement);
-    const { rows } = await client.query('SELECT scope::int, len::int, block::text, used FROM mig.ip_block_usage ORDER BY scope, len, block');
+    const { rows } = await client.query('SELECT u.scope::int, u.len::int, u.block::text, u.used FROM mig.ip_block_usage u ORDER BY u.scope, u.len, u.block');
     expect(rows).toEqual(expected);
     await client.query('DROP SCHEMA mig CASCADE');
   });
@@ -191,9 +191,9 @@ describe('available-ips through the summary (hand-computed)', () => {
   });
 
   test('when IP ranges cover many empty blocks, then the search jumps past them', async () => {
-    // 10.0.0.1 … 10.3.255.255 in a range (four /16s without any address)
+    // 10.0.0.1 … 10.3.255.255 in a range (four /16s without any address): skipped before any block is read
     await load({ ranges: [['10.0.0.1/8', '10.3.255.255/8']] });
-    expect(await counted(() => search('10.0.0.0/8', 2))).toEqual({ answer: ['10.4.0.0/8', '10.4.0.1/8'], statements: 2 });
+    expect(await counted(() => search('10.0.0.0/8', 2))).toEqual({ answer: ['10.4.0.0/8', '10.4.0.1/8'], statements: 1 });
     // ranges end to end, a range from inside a used block, and one reaching outside the prefix (ignored)
     await load({
       runs: [['10.0.0.0', 700, 8]],
