@@ -69,7 +69,7 @@ async function scratchPart(db) {
   // the rest of the /8 after the used stretch, up to 10.253.0.0, in ranges end to end
   await db.query(`INSERT INTO bench_rng (start_address, end_address) VALUES ('10.15.66.65/8', '10.15.255.255/8')`);
   await db.query(`INSERT INTO bench_rng (start_address, end_address) SELECT set_masklen('10.0.0.0'::inet + (s << 16), 8), set_masklen('10.0.0.0'::inet + (s << 16) + 65535, 8) FROM generate_series(16, 252) s`);
-  await db.query('VACUUM ANALYZE bench_ip; VACUUM ANALYZE bench_rng; VACUUM ANALYZE bench_usage');
+  for (const t of ['bench_ip', 'bench_rng', 'bench_usage']) await db.query(`VACUUM ANALYZE ${t}`);
   const sizes = (await db.query(`SELECT (SELECT count(*)::int FROM bench_usage) AS summary_rows, pg_size_pretty(pg_total_relation_size('bench_usage')) AS summary_size,
     (SELECT count(*)::int FROM bench_rng) AS ranges`)).rows[0];
   process.stderr.write(`seeded in ${seedMs} ms, summary in ${summaryMs} ms: ${JSON.stringify(sizes)}\n`);
@@ -158,7 +158,7 @@ async function servicePart(pgUrl, amqpUrl, db) {
     const scratch = render(blockUsageFromScratch('ipam.ip_address'));
     await db.query('TRUNCATE ipam.ip_block_usage');
     await db.query(`INSERT INTO ipam.ip_block_usage (scope, len, block, used) ${scratch.text}`, scratch.values);
-    await db.query('VACUUM ANALYZE ipam.ip_address; VACUUM ANALYZE ipam.ip_block_usage');
+    for (const t of ['ipam.ip_address', 'ipam.ip_block_usage']) await db.query(`VACUUM ANALYZE ${t}`);
     process.stderr.write(`service seeded in ${Date.now() - t0} ms\n`);
     const times = [];
     for (let k = 0; k < CREATES; k++) {

@@ -130,29 +130,22 @@ function prefixDomain(o: PrefixIpsQuery): Sql {
         ${familyColumns(p)}, ${p} AS p, ${net} AS pn, masklen(${p}) AS outlen`;
 }
 
-/** Fine blocks one step of the dense search reads at most: more when more addresses are wanted. */
-const windowBlocks = (need: number) => Math.min(16, Math.max(1, Math.ceil(need / 16)));
-
 /**
- * The free addresses of a prefix through the block-usage summary: from a cursor (the domain's
- * first address), skip the IP ranges holding the cursor (end to end, one index probe each), then the full /16s (one ordered read of
- * the coarse rows from the cursor's), then the full /24s of the first /16 that is not full (at
- * most 256 rows), and read the addresses of the window that follows (a few /24s): its free
- * addresses are the window minus those hosts and the ranges. Each step is one statement that
- * returns the free addresses it found and the next cursor; the steps stop once `count` are found
- * or the domain ends. Its cost depends on the blocks that are not full before the answer, not on
- * the used addresses before it.
+ * The free addresses of a prefix through the block-usage summary, in one statement: a recursive
+ * walk of steps from a cursor (first: the domain's first address). A step either skips the IP
+ * range holding the cursor (the one starting last at or before it: one probe of the start's
+ * index, so ranges end to end over thousands of empty blocks cost one step each, not one per
+ * block), or skips the full /16s from the cursor's (one ordered read of the coarse rows, one row
+ * per full /16), then the full /24s of the first /16 that is not full (at most 256 rows), and
+ * takes the free addresses of that /24 from the cursor: its addresses without a host stored (an
+ * index probe each, at most 256: a constant series, so the planner's estimate stays small and
+ * never calls for JIT compilation, which costs 200 ms here) and outside the ranges overlapping it. The steps end once `count` addresses are found or the domain ends. The
+ * cost depends on the blocks that are not full before the answer, not on the used addresses
+ * before it.
  */
 async function densePrefixIps(q: QueryRunner, o: PrefixIpsQuery, usage: UsageTable): Promise<string[]> {
-  const out: string[] = [];
-  let cursor: string | null = null;
-  for (;;) {
-    const [row] = await q.query(denseStep(o, usage, cursor, o.count - out.length));
-    out.push(...((row?.addresses as string[] | undefined) ?? []));
-    const next = row?.next as string | null | undefined;
-    if (out.length >= o.count || next === null || next === undefined) return out.slice(0, o.count);
-    cursor = next;
-  }
+  const rows = await q.query(denseSearch(o, usage));
+  return rows.map((r) => r.address as string);
 }
 
 /**
@@ -174,8 +167,8 @@ function firstNotFull(u: UsageTable, len: Sql, from: Sql, upto: Sql, size: numbe
        FROM (SELECT max(o.block) AS last FROM ${t} o WHERE ${where}) m))`;
 }
 
-/** One step of `densePrefixIps`: a row of `next` (host text, or null at the end) and `addresses`. */
-function denseStep(o: PrefixIpsQuery, u: UsageTable, cursor: string | null, need: number): Sql {
+/** The statement of `densePrefixIps`: rows of `address`, ascending. */
+function denseSearch(o: PrefixIpsQuery, u: UsageTable): Sql {
   const a = o.addresses;
   const host = hostOf(sql`t.${column(a.column ?? 'address')}`);
   const aWhere = a.where ? sql` AND (${a.where})` : raw('');
@@ -183,47 +176,50 @@ function denseStep(o: PrefixIpsQuery, u: UsageTable, cursor: string | null, need
   const rs = r ? hostOf(sql`r.${column(r.startColumn ?? 'start_address')}`) : raw('');
   const re = r ? hostOf(sql`r.${column(r.endColumn ?? 'end_address')}`) : raw('');
   const rWhere = r?.where ? sql` AND (${r.where})` : raw('');
-  const inRanges = (cond: Sql) => (r ? sql`SELECT ${rs} AS lo, ${re} AS hi FROM ${tableName(r.table)} r WHERE ${cond} AND ${rs} <<= n.p AND ${re} <<= n.p${rWhere}` : sql`SELECT NULL::inet AS lo, NULL::inet AS hi WHERE false`);
-  const span = windowBlocks(need) * FINE;
-  // the cursor moved past the ranges that hold it, end to end (the range that starts last at or before it, in the start's index order)
-  const covering = r
-    ? sql`SELECT ${re} AS hi FROM ${tableName(r.table)} r WHERE ${rs} <= sk.x AND ${rs} >= d.pn AND ${rs} <<= d.p AND ${re} <<= d.p${rWhere} ORDER BY ${rs} DESC LIMIT 1`
-    : sql`SELECT NULL::inet AS hi WHERE false`;
+  const inside = sql`${rs} >= d.pn AND ${rs} <<= d.p AND ${re} <<= d.p${rWhere}`;
+  const need = sql`${o.count}::bigint`;
+  // the range holding the cursor, if the one that starts last at or before it does
+  const holding = r
+    ? sql`(SELECT z.hi FROM (SELECT ${re} AS hi FROM ${tableName(r.table)} r WHERE ${rs} <= st.cur AND ${inside} ORDER BY ${rs} DESC LIMIT 1) z WHERE z.hi >= st.cur)`
+    : sql`NULL::inet`;
+  // the ranges overlapping the window, clipped to it
+  const overlapping = r
+    ? sql`SELECT array_agg(greatest(${rs}, h.lo)) AS los, array_agg(least(${re}, h.hi)) AS his FROM ${tableName(r.table)} r WHERE ${rs} <= h.hi AND ${re} >= h.lo AND ${inside}`
+    : sql`SELECT NULL::inet[] AS los, NULL::inet[] AS his`;
   return sql`WITH RECURSIVE d AS (
-  SELECT d0.*, coalesce(${cursor}::inet, d0.f) AS c0 FROM (SELECT ${prefixDomain(o)}) d0 WHERE d0.f <= d0.l
-), sk AS (
-  SELECT d.c0 AS x, 0 AS i FROM d
+  SELECT d0.* FROM (SELECT ${prefixDomain(o)}) d0 WHERE d0.f <= d0.l
+), st (i, cur, found, xs) AS (
+  SELECT 0, d.f, 0::bigint, ARRAY[]::inet[] FROM d
   UNION ALL
-  SELECT CASE WHEN cr.hi < d.l THEN cr.hi + 1 END, sk.i + 1
-    FROM sk CROSS JOIN d CROSS JOIN LATERAL (${covering}) cr WHERE sk.x IS NOT NULL AND cr.hi >= sk.x
-), k1 AS MATERIALIZED (
-  SELECT n.*, (SELECT sk.x FROM sk ORDER BY sk.i DESC LIMIT 1) AS c FROM d n
-), k2 AS MATERIALIZED (
-  SELECT k.*, CASE WHEN k.c IS NOT NULL THEN ${firstNotFull(u, sql`(k.mx - 16)`, sql`network(set_masklen(k.c, k.mx - 16))::inet`, sql`k.l`, COARSE, sql`k.mx`)} END AS p16 FROM k1 k
-), k3 AS MATERIALIZED (
-  SELECT k.*, CASE WHEN k.p16 IS NOT NULL THEN greatest(k.c, set_masklen(k.p16, k.mx)) END AS s1,
-         CASE WHEN k.p16 IS NOT NULL THEN least(k.l, set_masklen(broadcast(k.p16), k.mx)) END AS upto FROM k2 k
-), k4 AS MATERIALIZED (
-  SELECT k.*, CASE WHEN k.s1 <= k.upto THEN ${firstNotFull(u, sql`(k.mx - 8)`, sql`network(set_masklen(k.s1, k.mx - 8))::inet`, sql`k.upto`, FINE, sql`k.mx`)} END AS p24 FROM k3 k
-), k5 AS MATERIALIZED (
-  SELECT k.*, CASE WHEN k.p24 IS NOT NULL THEN greatest(k.s1, set_masklen(k.p24, k.mx)) END AS lo,
-         CASE WHEN k.p24 IS NULL THEN NULL WHEN k.upto - set_masklen(k.p24, k.mx) < ${span}::bigint THEN k.upto ELSE set_masklen(k.p24, k.mx) + ${span - 1}::bigint END AS hi
-    FROM k4 k
-), n AS (
-  SELECT k.*, CASE WHEN k.p16 IS NULL OR k.s1 > k.upto THEN NULL
-                   WHEN k.p24 IS NULL THEN CASE WHEN k.upto < k.l THEN k.upto + 1 END
-                   WHEN k.hi < k.l THEN k.hi + 1 END AS nxt
-    FROM k5 k
-), occ AS (
-  SELECT o.h FROM n CROSS JOIN LATERAL (SELECT ${host} AS h FROM ${tableName(a.table)} t WHERE ${host} >= n.lo AND ${host} <= n.hi${aWhere}) o WHERE n.lo IS NOT NULL
-), rw AS (
-  SELECT x.lo, x.hi FROM n CROSS JOIN LATERAL (${inRanges(sql`${rs} >= n.pn AND ${rs} <= n.hi AND ${re} >= n.lo`)}) x WHERE n.lo IS NOT NULL
-), fr AS (
-  SELECT n.lo + i AS x FROM n CROSS JOIN generate_series(0::bigint, n.hi - n.lo) AS i
-   WHERE n.lo IS NOT NULL AND NOT EXISTS (SELECT 1 FROM occ WHERE occ.h = n.lo + i) AND NOT EXISTS (SELECT 1 FROM rw WHERE n.lo + i BETWEEN rw.lo AND rw.hi)
-   ORDER BY i LIMIT ${need}::bigint
+  SELECT st.i + 1, e.nxt, st.found + cardinality(e.xs), e.xs
+    FROM st CROSS JOIN d
+    CROSS JOIN LATERAL (SELECT ${holding} AS rhi OFFSET 0) a
+    CROSS JOIN LATERAL (SELECT CASE WHEN a.rhi IS NULL THEN ${firstNotFull(u, sql`(d.mx - 16)`, sql`network(set_masklen(st.cur, d.mx - 16))::inet`, sql`d.l`, COARSE, sql`d.mx`)} END AS p16 OFFSET 0) b
+    CROSS JOIN LATERAL (SELECT CASE WHEN b.p16 IS NOT NULL THEN greatest(st.cur, set_masklen(b.p16, d.mx)) END AS s1,
+                               CASE WHEN b.p16 IS NOT NULL THEN least(d.l, set_masklen(broadcast(b.p16), d.mx)) END AS upto OFFSET 0) c
+    CROSS JOIN LATERAL (SELECT CASE WHEN c.s1 <= c.upto THEN ${firstNotFull(u, sql`(d.mx - 8)`, sql`network(set_masklen(c.s1, d.mx - 8))::inet`, sql`c.upto`, FINE, sql`d.mx`)} END AS p24 OFFSET 0) g
+    CROSS JOIN LATERAL (SELECT CASE WHEN g.p24 IS NOT NULL THEN greatest(c.s1, set_masklen(g.p24, d.mx)) END AS lo,
+                               CASE WHEN g.p24 IS NOT NULL THEN least(c.upto, set_masklen(broadcast(g.p24), d.mx)) END AS hi OFFSET 0) h
+    CROSS JOIN LATERAL (${overlapping} OFFSET 0) rw
+    CROSS JOIN LATERAL (
+      SELECT CASE WHEN h.lo IS NULL THEN ARRAY[]::inet[] ELSE ARRAY(
+               SELECT f.x FROM (
+                 SELECT h.lo + s.i AS x FROM generate_series(0::bigint, ${FINE - 1}::bigint) AS s(i)
+                  WHERE s.i <= h.hi - h.lo AND NOT EXISTS (SELECT 1 FROM ${tableName(a.table)} t WHERE ${host} = h.lo + s.i${aWhere})
+               ) f
+               WHERE NOT EXISTS (SELECT 1 FROM unnest(rw.los, rw.his) AS z(lo, hi) WHERE f.x >= z.lo AND f.x <= z.hi)
+               ORDER BY f.x LIMIT ${need} - st.found) END AS xs,
+             CASE WHEN a.rhi IS NOT NULL THEN CASE WHEN a.rhi < d.l THEN a.rhi + 1 END
+                  WHEN b.p16 IS NULL OR c.s1 > c.upto THEN NULL
+                  WHEN g.p24 IS NULL THEN CASE WHEN c.upto < d.l THEN c.upto + 1 END
+                  WHEN h.hi < d.l THEN h.hi + 1 END AS nxt
+      OFFSET 0) e
+   WHERE st.cur IS NOT NULL AND st.found < ${need}
 )
-SELECT (SELECT host(n.nxt) FROM n) AS next, ARRAY(SELECT host(fr.x) || '/' || n.outlen FROM fr CROSS JOIN n ORDER BY fr.x) AS addresses`;
+SELECT host(u.x) || '/' || d.outlen AS address
+  FROM st CROSS JOIN d CROSS JOIN LATERAL unnest(st.xs) WITH ORDINALITY AS u(x, k)
+ ORDER BY st.i, u.k
+ LIMIT ${need}`;
 }
 
 /**
