@@ -244,9 +244,10 @@ export async function checkAddress(row: Row, existing: Row | null, wctx: WriteCo
   }
   if (row.status === 'slaac' && parsed && parsed.version !== 6) fail('status', 'Only IPv6 addresses can be assigned SLAAC status');
   if (!isSet(row.address) || !(await enforcesUnique(wctx, row.vrf_id))) return;
+  // the host compared as the host index holds it (decision 019): the text of HOST() has no index, a scan per address
   const dups = await wctx.tx.query(sql`
     SELECT address, role FROM ${table(ctx, 'ip_address')}
-     WHERE vrf_id IS NOT DISTINCT FROM ${row.vrf_id ?? null}::bigint AND HOST(address) = HOST(${row.address}::inet) AND id <> ${existing ? Number(existing.id) : 0}
+     WHERE vrf_id IS NOT DISTINCT FROM ${row.vrf_id ?? null}::bigint AND CAST(HOST(address) AS inet) = CAST(HOST(${row.address}::inet) AS inet) AND id <> ${existing ? Number(existing.id) : 0}
      ORDER BY id`);
   const exempt = (role: unknown) => NONUNIQUE_ROLES.includes(String(role ?? ''));
   if (dups.length && !(exempt(row.role) && dups.every((d) => exempt(d.role)))) {
@@ -260,7 +261,7 @@ export async function checkAddressesAfterWrite(touched: Touched, wctx: WriteCont
   if (ids.length < 2) return;
   const t = table(wctx.service, 'ip_address');
   const [dup] = await wctx.tx.query(sql`
-    SELECT p.address, p.vrf_id FROM ${t} p JOIN ${t} o ON o.id <> p.id AND o.vrf_id IS NOT DISTINCT FROM p.vrf_id AND HOST(o.address) = HOST(p.address)
+    SELECT p.address, p.vrf_id FROM ${t} p JOIN ${t} o ON o.id <> p.id AND o.vrf_id IS NOT DISTINCT FROM p.vrf_id AND CAST(HOST(o.address) AS inet) = CAST(HOST(p.address) AS inet)
       LEFT JOIN ${table(wctx.service, 'vrf')} v ON v.id = p.vrf_id
      WHERE p.id = ANY(${ids}::bigint[]) AND (CASE WHEN p.vrf_id IS NULL THEN ${addressingSettings.enforceGlobalUnique}::boolean ELSE v.enforce_unique END)
        AND NOT (p.role = ANY(${NONUNIQUE_ROLES}::text[]) AND o.role = ANY(${NONUNIQUE_ROLES}::text[]))
