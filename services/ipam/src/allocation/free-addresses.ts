@@ -127,7 +127,7 @@ function prefixDomain(o: PrefixIpsQuery): Sql {
   const bc = sql`set_masklen(broadcast(${p}), CASE family(${p}) WHEN 4 THEN 32 ELSE 128 END)`;
   return sql`CASE WHEN ${full} THEN ${net} ELSE ${net} + 1 END AS f,
         CASE WHEN ${full} OR family(${p}) = 6 THEN ${bc} ELSE ${bc} - 1 END AS l,
-        ${familyColumns(p)}, ${p} AS p, ${net} AS pn, masklen(${p}) AS outlen`;
+        ${familyColumns(p)}, ${p} AS p, ${net} AS pn, ${bc} AS pb, masklen(${p}) AS outlen`;
 }
 
 /**
@@ -152,16 +152,17 @@ async function densePrefixIps(q: QueryRunner, o: PrefixIpsQuery, usage: UsageTab
  * The first block of length `len` at or after the block `from` (an inet with that length) whose
  * summary row says fewer than `size` hosts are used (no row: none), among blocks up to the host
  * `upto`; null when every one up to `upto` is full. Reads the consecutive full rows in key order
- * and stops at the first one that is missing or not full.
+ * and stops at the first one that is missing or not full. `unusable(block)`: how many unused
+ * addresses of the block the search may not hand out anyway (added to its count).
  */
-function firstNotFull(u: UsageTable, len: Sql, from: Sql, upto: Sql, size: number, mx: Sql): Sql {
+function firstNotFull(u: UsageTable, len: Sql, from: Sql, upto: Sql, size: number, mx: Sql, unusable: (block: Sql) => Sql = () => sql`0`): Sql {
   const t = tableName(u.table);
   const where = sql`o.scope = ${u.scope}::bigint AND o.len = ${len} AND o.block >= ${from} AND o.block <= ${upto}`;
   return sql`coalesce(
     (SELECT x.pos FROM (
        SELECT o.block, o.used, ${from} + (row_number() OVER (ORDER BY o.block) - 1) * ${size}::bigint AS pos
          FROM ${t} o WHERE ${where} ORDER BY o.block) x
-      WHERE x.block <> x.pos OR x.used < ${size}::int LIMIT 1),
+      WHERE x.block <> x.pos OR x.used + ${unusable(sql`x.block`)} < ${size}::int LIMIT 1),
     (SELECT CASE WHEN m.last IS NULL THEN ${from}
                  WHEN set_masklen(broadcast(m.last), ${mx}) < ${upto} THEN m.last::inet + ${size}::bigint END
        FROM (SELECT max(o.block) AS last FROM ${t} o WHERE ${where}) m))`;
@@ -186,18 +187,23 @@ function denseSearch(o: PrefixIpsQuery, u: UsageTable): Sql {
   const overlapping = r
     ? sql`SELECT array_agg(greatest(${rs}, h.lo)) AS los, array_agg(least(${re}, h.hi)) AS his FROM ${tableName(r.table)} r WHERE ${rs} <= h.hi AND ${re} >= h.lo AND ${inside}`
     : sql`SELECT NULL::inet[] AS los, NULL::inet[] AS his`;
+  const unused = (x: Sql) => sql`NOT EXISTS (SELECT 1 FROM ${tableName(a.table)} t WHERE ${host} = ${x}${aWhere})`;
+  // the network (and IPv4 broadcast) address outside the domain and unused: a block holding it is
+  // full when every other address is used (else the first /24 and /16 of a dense parent never are)
+  const unusable = (block: Sql) => sql`(CASE WHEN d.xn AND d.pn <<= ${block} THEN 1 ELSE 0 END + CASE WHEN d.xb AND d.pb <<= ${block} THEN 1 ELSE 0 END)`;
   return sql`WITH RECURSIVE d AS (
-  SELECT d0.* FROM (SELECT ${prefixDomain(o)}) d0 WHERE d0.f <= d0.l
+  SELECT d0.*, d0.pn < d0.f AND ${unused(sql`d0.pn`)} AS xn, d0.pb > d0.l AND ${unused(sql`d0.pb`)} AS xb
+    FROM (SELECT ${prefixDomain(o)}) d0 WHERE d0.f <= d0.l
 ), st (i, cur, found, xs) AS (
   SELECT 0, d.f, 0::bigint, ARRAY[]::inet[] FROM d
   UNION ALL
   SELECT st.i + 1, e.nxt, st.found + cardinality(e.xs), e.xs
     FROM st CROSS JOIN d
     CROSS JOIN LATERAL (SELECT ${holding} AS rhi OFFSET 0) a
-    CROSS JOIN LATERAL (SELECT CASE WHEN a.rhi IS NULL THEN ${firstNotFull(u, sql`(d.mx - 16)`, sql`network(set_masklen(st.cur, d.mx - 16))::inet`, sql`d.l`, COARSE, sql`d.mx`)} END AS p16 OFFSET 0) b
+    CROSS JOIN LATERAL (SELECT CASE WHEN a.rhi IS NULL THEN ${firstNotFull(u, sql`(d.mx - 16)`, sql`network(set_masklen(st.cur, d.mx - 16))::inet`, sql`d.l`, COARSE, sql`d.mx`, unusable)} END AS p16 OFFSET 0) b
     CROSS JOIN LATERAL (SELECT CASE WHEN b.p16 IS NOT NULL THEN greatest(st.cur, set_masklen(b.p16, d.mx)) END AS s1,
                                CASE WHEN b.p16 IS NOT NULL THEN least(d.l, set_masklen(broadcast(b.p16), d.mx)) END AS upto OFFSET 0) c
-    CROSS JOIN LATERAL (SELECT CASE WHEN c.s1 <= c.upto THEN ${firstNotFull(u, sql`(d.mx - 8)`, sql`network(set_masklen(c.s1, d.mx - 8))::inet`, sql`c.upto`, FINE, sql`d.mx`)} END AS p24 OFFSET 0) g
+    CROSS JOIN LATERAL (SELECT CASE WHEN c.s1 <= c.upto THEN ${firstNotFull(u, sql`(d.mx - 8)`, sql`network(set_masklen(c.s1, d.mx - 8))::inet`, sql`c.upto`, FINE, sql`d.mx`, unusable)} END AS p24 OFFSET 0) g
     CROSS JOIN LATERAL (SELECT CASE WHEN g.p24 IS NOT NULL THEN greatest(c.s1, set_masklen(g.p24, d.mx)) END AS lo,
                                CASE WHEN g.p24 IS NOT NULL THEN least(c.upto, set_masklen(broadcast(g.p24), d.mx)) END AS hi OFFSET 0) h
     CROSS JOIN LATERAL (${overlapping} OFFSET 0) rw
