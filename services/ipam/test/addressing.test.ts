@@ -1,5 +1,7 @@
 import pg from 'pg';
 import { eventually } from '@inventory/testkit';
+import { render } from '@inventory/filtering';
+import { blockUsageFromScratch } from '../src/allocation';
 import { addressingSuite, type Obj } from './stack';
 
 const suite = addressingSuite();
@@ -481,3 +483,47 @@ describe('assignment to interfaces of dcim and virtualization', () => {
 });
 
 export { eventually };
+
+describe('block-usage summary (docs/decisions/019-ip-index.md)', () => {
+  /** The summary as kept, and as counted from scratch from the addresses stored. */
+  async function usage(): Promise<{ kept: unknown[]; scratch: unknown[] }> {
+    const client = new pg.Client({ connectionString: suite.stack().databaseUrl });
+    await client.connect();
+    try {
+      const kept = (await client.query('SELECT u.scope::int, u.len::int, u.block::text, u.used FROM ipam.ip_block_usage u ORDER BY u.scope, u.len, u.block')).rows;
+      const { text, values } = render(blockUsageFromScratch('ipam.ip_address'));
+      const scratch = (await client.query(text, values)).rows.map((r) => ({ scope: Number(r.scope), len: Number(r.len), block: String(r.block), used: Number(r.used) }));
+      return { kept, scratch };
+    } finally {
+      await client.end();
+    }
+  }
+
+  test('when addresses are created in bulk, moved, deleted one by one, in bulk and by cascades, then the summary equals a count from scratch', async () => {
+    const vrf = await aVrf({ enforce_unique: false });
+    // a bulk create of 600: a full /24 of the global table, VRF rows, a host twice in the VRF (other masks)
+    const body = Array.from({ length: 600 }, (_, i) => ({ address: `172.16.${Math.floor(i / 256)}.${i % 256}/16`, vrf: i >= 256 && i % 3 === 0 ? vrf.id : null }));
+    body.push({ address: '172.16.0.7/32', vrf: vrf.id }, { address: '172.16.0.7/24', vrf: vrf.id });
+    const created: Obj[] = await made(`${I}/ip-addresses/`, body);
+    let u = await usage();
+    expect(u.kept).toEqual(u.scratch);
+    expect(u.kept).toContainEqual({ scope: 0, len: 24, block: '172.16.0.0/24', used: 256 });
+    expect(u.kept).toContainEqual({ scope: Number(vrf.id), len: 24, block: '172.16.0.0/24', used: 1 });
+    // moved: a new address, another VRF (a bulk PATCH), then one alone
+    const patch = await suite.api().patch(`${I}/ip-addresses/`, [
+      { id: created[300].id, address: '172.17.0.1/16' },
+      { id: created[301].id, vrf: vrf.id },
+      { id: created[601].id, vrf: null, address: '172.18.0.1/24' },
+    ]);
+    expect(patch.status).toBe(200);
+    expect((await suite.api().patch(`${I}/ip-addresses/${created[0].id}/`, { address: '172.16.9.9/16' })).status).toBe(200);
+    u = await usage();
+    expect(u.kept).toEqual(u.scratch);
+    // deleted: one, then 200 in bulk
+    expect((await suite.api().delete(`${I}/ip-addresses/${created[1].id}/`)).status).toBe(204);
+    expect((await suite.api().delete(`${I}/ip-addresses/`, created.slice(2, 202).map((c) => ({ id: c.id })))).status).toBe(204);
+    u = await usage();
+    expect(u.kept).toEqual(u.scratch);
+    expect(u.kept).toContainEqual({ scope: 0, len: 24, block: '172.16.0.0/24', used: 54 });
+  });
+});

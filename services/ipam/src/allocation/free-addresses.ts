@@ -1,5 +1,6 @@
 import { type Sql, sql, raw } from '@inventory/filtering';
 import { type QueryRunner, walk, familyColumns, hostOf, tableName, column, isNonNegativeInteger } from './walk';
+import { type UsageTable, COARSE, FINE } from './usage';
 
 /**
  * Occupied IP addresses: rows of `table` whose inet `column` (default `address`) is an address in
@@ -34,6 +35,11 @@ export interface PrefixIpsQuery {
   ranges?: RangeTable;
   /** How many addresses at most (GET `limit`; POST: the number of items). */
   count: number;
+  /**
+   * The block-usage summary of the same addresses (its scope counts exactly the rows `addresses`
+   * selects): full blocks are skipped without reading their addresses. Absent: the plain walk.
+   */
+  usage?: UsageTable;
 }
 
 export interface RangeIpsQuery {
@@ -95,17 +101,10 @@ ORDER BY c.ord, s.i`;
 export async function availablePrefixIps(q: QueryRunner, o: PrefixIpsQuery): Promise<string[]> {
   checkCount(o.count);
   if (o.markUtilized || o.count === 0) return [];
-  const p = sql`${o.prefix}::cidr`;
-  const full = sql`(${o.isPool === true} OR (family(${p}) = 4 AND masklen(${p}) >= 31) OR masklen(${p}) >= 127)`;
-  const net = sql`set_masklen(${p}::inet, CASE family(${p}) WHEN 4 THEN 32 ELSE 128 END)`;
-  const bc = sql`set_masklen(broadcast(${p}), CASE family(${p}) WHEN 4 THEN 32 ELSE 128 END)`;
+  if (o.usage) return densePrefixIps(q, o, o.usage);
   const n = sql`${o.count}::bigint`;
   const search = walk({
-    bounds: {
-      select: sql`SELECT CASE WHEN ${full} THEN ${net} ELSE ${net} + 1 END AS f,
-        CASE WHEN ${full} OR family(${p}) = 6 THEN ${bc} ELSE ${bc} - 1 END AS l,
-        ${familyColumns(p)}, ${p} AS p, ${net} AS pn, masklen(${p}) AS outlen`,
-    },
+    bounds: { select: sql`SELECT ${prefixDomain(o)}` },
     firstCursor: sql`b.f`,
     nextCursor: (e) => sql`${e} + 1`,
     chunk: addressChunk(o.addresses, null),
@@ -115,6 +114,118 @@ export async function availablePrefixIps(q: QueryRunner, o: PrefixIpsQuery): Pro
   });
   const rows = await q.query(firstAddresses(search, n));
   return rows.map((r) => r.address as string);
+}
+
+/**
+ * The searched addresses of a prefix as bounds columns: `f`, `l` (first and last usable host),
+ * `mx`, `z`, `top`, `p` (the prefix), `pn` (its first address), `outlen` (its length).
+ */
+function prefixDomain(o: PrefixIpsQuery): Sql {
+  const p = sql`${o.prefix}::cidr`;
+  const full = sql`(${o.isPool === true} OR (family(${p}) = 4 AND masklen(${p}) >= 31) OR masklen(${p}) >= 127)`;
+  const net = sql`set_masklen(${p}::inet, CASE family(${p}) WHEN 4 THEN 32 ELSE 128 END)`;
+  const bc = sql`set_masklen(broadcast(${p}), CASE family(${p}) WHEN 4 THEN 32 ELSE 128 END)`;
+  return sql`CASE WHEN ${full} THEN ${net} ELSE ${net} + 1 END AS f,
+        CASE WHEN ${full} OR family(${p}) = 6 THEN ${bc} ELSE ${bc} - 1 END AS l,
+        ${familyColumns(p)}, ${p} AS p, ${net} AS pn, ${bc} AS pb, masklen(${p}) AS outlen`;
+}
+
+/**
+ * The free addresses of a prefix through the block-usage summary, in one statement: a recursive
+ * walk of steps from a cursor (first: the domain's first address). A step either skips the IP
+ * range holding the cursor (the one starting last at or before it: one probe of the start's
+ * index, so ranges end to end over thousands of empty blocks cost one step each, not one per
+ * block), or skips the full /16s from the cursor's (one ordered read of the coarse rows, one row
+ * per full /16), then the full /24s of the first /16 that is not full (at most 256 rows), and
+ * takes the free addresses of that /24 from the cursor: its addresses without a host stored (an
+ * index probe each, at most 256: a constant series, so the planner's estimate stays small and
+ * never calls for JIT compilation, which costs 200 ms here) and outside the ranges overlapping it. The steps end once `count` addresses are found or the domain ends. The
+ * cost depends on the blocks that are not full before the answer, not on the used addresses
+ * before it.
+ */
+async function densePrefixIps(q: QueryRunner, o: PrefixIpsQuery, usage: UsageTable): Promise<string[]> {
+  const rows = await q.query(denseSearch(o, usage));
+  return rows.map((r) => r.address as string);
+}
+
+/**
+ * The first block of length `len` at or after the block `from` (an inet with that length) whose
+ * summary row says fewer than `size` hosts are used (no row: none), among blocks up to the host
+ * `upto`; null when every one up to `upto` is full. Reads the consecutive full rows in key order
+ * and stops at the first one that is missing or not full. `unusable(block)`: how many unused
+ * addresses of the block the search may not hand out anyway (added to its count).
+ */
+function firstNotFull(u: UsageTable, len: Sql, from: Sql, upto: Sql, size: number, mx: Sql, unusable: (block: Sql) => Sql = () => sql`0`): Sql {
+  const t = tableName(u.table);
+  const where = sql`o.scope = ${u.scope}::bigint AND o.len = ${len} AND o.block >= ${from} AND o.block <= ${upto}`;
+  return sql`coalesce(
+    (SELECT x.pos FROM (
+       SELECT o.block, o.used, ${from} + (row_number() OVER (ORDER BY o.block) - 1) * ${size}::bigint AS pos
+         FROM ${t} o WHERE ${where} ORDER BY o.block) x
+      WHERE x.block <> x.pos OR x.used + ${unusable(sql`x.block`)} < ${size}::int LIMIT 1),
+    (SELECT CASE WHEN m.last IS NULL THEN ${from}
+                 WHEN set_masklen(broadcast(m.last), ${mx}) < ${upto} THEN m.last::inet + ${size}::bigint END
+       FROM (SELECT max(o.block) AS last FROM ${t} o WHERE ${where}) m))`;
+}
+
+/** The statement of `densePrefixIps`: rows of `address`, ascending. */
+function denseSearch(o: PrefixIpsQuery, u: UsageTable): Sql {
+  const a = o.addresses;
+  const host = hostOf(sql`t.${column(a.column ?? 'address')}`);
+  const aWhere = a.where ? sql` AND (${a.where})` : raw('');
+  const r = o.ranges;
+  const rs = r ? hostOf(sql`r.${column(r.startColumn ?? 'start_address')}`) : raw('');
+  const re = r ? hostOf(sql`r.${column(r.endColumn ?? 'end_address')}`) : raw('');
+  const rWhere = r?.where ? sql` AND (${r.where})` : raw('');
+  const inside = sql`${rs} >= d.pn AND ${rs} <<= d.p AND ${re} <<= d.p${rWhere}`;
+  const need = sql`${o.count}::bigint`;
+  // the range holding the cursor, if the one that starts last at or before it does
+  const holding = r
+    ? sql`(SELECT z.hi FROM (SELECT ${re} AS hi FROM ${tableName(r.table)} r WHERE ${rs} <= st.cur AND ${inside} ORDER BY ${rs} DESC LIMIT 1) z WHERE z.hi >= st.cur)`
+    : sql`NULL::inet`;
+  // the ranges overlapping the window, clipped to it
+  const overlapping = r
+    ? sql`SELECT array_agg(greatest(${rs}, h.lo)) AS los, array_agg(least(${re}, h.hi)) AS his FROM ${tableName(r.table)} r WHERE ${rs} <= h.hi AND ${re} >= h.lo AND ${inside}`
+    : sql`SELECT NULL::inet[] AS los, NULL::inet[] AS his`;
+  const unused = (x: Sql) => sql`NOT EXISTS (SELECT 1 FROM ${tableName(a.table)} t WHERE ${host} = ${x}${aWhere})`;
+  // the network (and IPv4 broadcast) address outside the domain and unused: a block holding it is
+  // full when every other address is used (else the first /24 and /16 of a dense parent never are)
+  const unusable = (block: Sql) => sql`(CASE WHEN d.xn AND d.pn <<= ${block} THEN 1 ELSE 0 END + CASE WHEN d.xb AND d.pb <<= ${block} THEN 1 ELSE 0 END)`;
+  return sql`WITH RECURSIVE d AS (
+  SELECT d0.*, d0.pn < d0.f AND ${unused(sql`d0.pn`)} AS xn, d0.pb > d0.l AND ${unused(sql`d0.pb`)} AS xb
+    FROM (SELECT ${prefixDomain(o)}) d0 WHERE d0.f <= d0.l
+), st (i, cur, found, xs) AS (
+  SELECT 0, d.f, 0::bigint, ARRAY[]::inet[] FROM d
+  UNION ALL
+  SELECT st.i + 1, e.nxt, st.found + cardinality(e.xs), e.xs
+    FROM st CROSS JOIN d
+    CROSS JOIN LATERAL (SELECT ${holding} AS rhi OFFSET 0) a
+    CROSS JOIN LATERAL (SELECT CASE WHEN a.rhi IS NULL THEN ${firstNotFull(u, sql`(d.mx - 16)`, sql`network(set_masklen(st.cur, d.mx - 16))::inet`, sql`d.l`, COARSE, sql`d.mx`, unusable)} END AS p16 OFFSET 0) b
+    CROSS JOIN LATERAL (SELECT CASE WHEN b.p16 IS NOT NULL THEN greatest(st.cur, set_masklen(b.p16, d.mx)) END AS s1,
+                               CASE WHEN b.p16 IS NOT NULL THEN least(d.l, set_masklen(broadcast(b.p16), d.mx)) END AS upto OFFSET 0) c
+    CROSS JOIN LATERAL (SELECT CASE WHEN c.s1 <= c.upto THEN ${firstNotFull(u, sql`(d.mx - 8)`, sql`network(set_masklen(c.s1, d.mx - 8))::inet`, sql`c.upto`, FINE, sql`d.mx`, unusable)} END AS p24 OFFSET 0) g
+    CROSS JOIN LATERAL (SELECT CASE WHEN g.p24 IS NOT NULL THEN greatest(c.s1, set_masklen(g.p24, d.mx)) END AS lo,
+                               CASE WHEN g.p24 IS NOT NULL THEN least(c.upto, set_masklen(broadcast(g.p24), d.mx)) END AS hi OFFSET 0) h
+    CROSS JOIN LATERAL (${overlapping} OFFSET 0) rw
+    CROSS JOIN LATERAL (
+      SELECT CASE WHEN h.lo IS NULL THEN ARRAY[]::inet[] ELSE ARRAY(
+               SELECT f.x FROM (
+                 SELECT h.lo + s.i AS x FROM generate_series(0::bigint, ${FINE - 1}::bigint) AS s(i)
+                  WHERE s.i <= h.hi - h.lo AND NOT EXISTS (SELECT 1 FROM ${tableName(a.table)} t WHERE ${host} = h.lo + s.i${aWhere})
+               ) f
+               WHERE NOT EXISTS (SELECT 1 FROM unnest(rw.los, rw.his) AS z(lo, hi) WHERE f.x >= z.lo AND f.x <= z.hi)
+               ORDER BY f.x LIMIT ${need} - st.found) END AS xs,
+             CASE WHEN a.rhi IS NOT NULL THEN CASE WHEN a.rhi < d.l THEN a.rhi + 1 END
+                  WHEN b.p16 IS NULL OR c.s1 > c.upto THEN NULL
+                  WHEN g.p24 IS NULL THEN CASE WHEN c.upto < d.l THEN c.upto + 1 END
+                  WHEN h.hi < d.l THEN h.hi + 1 END AS nxt
+      OFFSET 0) e
+   WHERE st.cur IS NOT NULL AND st.found < ${need}
+)
+SELECT host(u.x) || '/' || d.outlen AS address
+  FROM st CROSS JOIN d CROSS JOIN LATERAL unnest(st.xs) WITH ORDINALITY AS u(x, k)
+ ORDER BY st.i, u.k
+ LIMIT ${need}`;
 }
 
 /**

@@ -7,7 +7,8 @@
  * - `available-ips` of a prefix GET: `availablePrefixIps` with `count` = the sanitised `limit`;
  *   POST: the same with `count` = the number of items (fewer answers than items → 409).
  * - `available-ips` of an IP range: `availableRangeIps`, likewise.
- * The caller chooses the rows (VRF: `vrfIs`; a global container's addresses: no `where`) and
+ * The caller chooses the rows (VRF: `vrfIs`; a global container's addresses: no `where`), passes
+ * the block-usage summary of the same rows (`usage`, `usageScope`) for dense parents, and
  * holds the endpoint's advisory lock around a POST's search and inserts.
  */
 export { type QueryRunner } from './walk';
@@ -15,3 +16,4 @@ export { availablePrefixIps, availableRangeIps, MAX_COUNT, type AddressTable, ty
 export { availablePrefixes, allocatePrefixes, type PrefixTable, type PrefixQuery } from './free-prefixes';
 export { vrfIs } from './vrf';
 export { allocationIndexDdl, type AllocationTables } from './indexes';
+export { refreshBlockUsage, blockUsageFromScratch, usageScope, ALL_VRFS, GLOBAL_TABLE, type UsageTable, type UsageChange } from './usage';

@@ -9,6 +9,11 @@ import { allocationIndexDdl } from '../allocation';
  * Migrations never import this file: they are frozen SQL.
  */
 export function extraSchema(schema: string): string[] {
-  // the btrees of the ordered searches and lists (docs/decisions/019-ip-index.md); 0005 creates them
-  return allocationIndexDdl({ ipAddress: `${schema}.ip_address`, prefix: `${schema}.prefix`, ipRange: `${schema}.ip_range` });
+  const s = `"${schema}"`;
+  return [
+    // the btrees of the ordered searches and lists (docs/decisions/019-ip-index.md); 0005 creates them
+    ...allocationIndexDdl({ ipAddress: `${schema}.ip_address`, prefix: `${schema}.prefix`, ipRange: `${schema}.ip_range` }),
+    // distinct hosts per block and scope (src/allocation/usage.ts), kept by the IP address hooks (decision 019, "Dense parents"); 0007 creates it
+    `CREATE TABLE ${s}."ip_block_usage" ("scope" BIGINT NOT NULL, "len" SMALLINT NOT NULL, "block" CIDR NOT NULL, "used" INTEGER NOT NULL, PRIMARY KEY ("scope", "len", "block"))`,
+  ];
 }

@@ -5,6 +5,7 @@ import { vlansAsnsServices } from './0003_vlans_asns_services';
 import { prefixVlan } from './0004_prefix_vlan';
 import { ipIndexes } from './0005_ip_indexes';
 import { serviceIpaddresses } from './0006_service_ipaddresses';
+import { ipBlockUsage } from './0007_ip_block_usage';
 
 /** In order; each entry is frozen once released (docs/decisions/005-frozen-migrations.md). */
-export const migrations: Migration[] = [initial, addressing, vlansAsnsServices, prefixVlan, ipIndexes, serviceIpaddresses];
+export const migrations: Migration[] = [initial, addressing, vlansAsnsServices, prefixVlan, ipIndexes, serviceIpaddresses, ipBlockUsage];

@@ -17,6 +17,7 @@ import {
   type Touched,
   type WriteContext,
 } from '@inventory/rest';
+import { refreshBlockUsage, type UsageChange } from '../allocation';
 import { ASSIGNMENT_PARENTS, NONUNIQUE_ROLES } from './addressing-choices';
 import { addressingSettings } from './settings';
 
@@ -285,6 +286,31 @@ export async function checkAddressesAfterWrite(touched: Touched, wctx: WriteCont
      ORDER BY o.id LIMIT 1`);
   // named as NetBox names it: the address already stored (the earliest, when several)
   if (dup) fail('address', `Duplicate IP address found in ${await tableName(wctx, dup.vrf_id)}: ${String(networkText(dup.address))}`);
+}
+
+/** The block-usage summary's table (src/allocation/usage.ts) and the addresses it counts. */
+export const usageTables = (ctx: ServiceContext) => ({ usage: `${ctx.db.schema}.ip_block_usage`, addresses: `${ctx.db.schema}.ip_address` });
+
+async function refreshUsage(wctx: WriteContext, change: UsageChange): Promise<void> {
+  const statement = refreshBlockUsage(usageTables(wctx.service), change);
+  if (statement) await wctx.tx.query(statement);
+}
+
+/**
+ * After addresses are created or updated (also in bulk, also by an allocation): the blocks of
+ * their new places and of the old places of updated ones are counted again, in one statement.
+ */
+export async function refreshUsageAfterWrite(touched: Touched, wctx: WriteContext): Promise<void> {
+  const before = (touched.updated ?? []).map((r) => ({ vrf: isSet(r.vrf_id) ? Number(r.vrf_id) : null, address: String(networkText(r.address)) }));
+  await refreshUsage(wctx, { ids: writtenIds(touched), before });
+}
+
+/**
+ * Before addresses are deleted — by a request, in bulk, or by a cascade (an interface deleted in
+ * dcim, a VM's interfaces), every delete runs this hook: their blocks are counted again without them.
+ */
+export async function refreshUsageBeforeDelete(ids: number[], wctx: WriteContext): Promise<void> {
+  await refreshUsage(wctx, { ids, exclude: ids });
 }
 
 /** `family`, and `nat_outside`: the addresses whose NAT inside is this one (one query per page). */

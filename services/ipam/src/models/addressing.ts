@@ -15,6 +15,8 @@ import {
   rangeName,
   rangeSize,
   recalculateHierarchy,
+  refreshUsageAfterWrite,
+  refreshUsageBeforeDelete,
 } from './addressing-rules';
 
 export { rangeName };
@@ -187,8 +189,15 @@ export const ipAddress: ModelDef = defineModel({
   hooks: {
     validate: (row, existing, wctx) => checkAddress(row, existing, wctx),
     beforeSave: (columns) => normalizeAddress(columns),
-    beforeDelete: (_ids, wctx) => lockAddresses(wctx),
-    afterWrite: (touched, wctx) => checkAddressesAfterWrite(touched, wctx),
+    beforeDelete: async (ids, wctx) => {
+      await lockAddresses(wctx);
+      // the block-usage summary (decision 019): deletes are counted here, where cascades pass too
+      await refreshUsageBeforeDelete(ids, wctx);
+    },
+    afterWrite: async (touched, wctx) => {
+      await checkAddressesAfterWrite(touched, wctx);
+      await refreshUsageAfterWrite(touched, wctx);
+    },
     decorate: (rows, out, c) => decorateAddresses(rows, out, c),
     nested: nestedFamily,
   },

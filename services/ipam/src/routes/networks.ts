@@ -1,7 +1,7 @@
 import type { Express } from 'express';
 import { ValidationError } from '@inventory/core';
 import { nestedFor, networkText, type ModelDef, type Queryable, type Row, type ServiceContext } from '@inventory/rest';
-import { allocatePrefixes, availablePrefixes, availablePrefixIps, availableRangeIps, vrfIs } from '../allocation';
+import { allocatePrefixes, availablePrefixes, availablePrefixIps, availableRangeIps, usageScope, vrfIs } from '../allocation';
 import { ipAddress, ipRange, prefix } from '../models';
 import { allocationLimit, mountAllocator, type Allocator } from './allocation';
 
@@ -98,6 +98,8 @@ function prefixIps(q: Queryable, ctx: ServiceContext, parent: Row, count: number
     markUtilized: parent.mark_utilized === true,
     addresses: { table: tableOf(ctx, ipAddress.table), where: everyVrf ? undefined : vrfIs(vrf) },
     ranges: { table: tableOf(ctx, ipRange.table), where: vrfIs(vrf) },
+    // full blocks are skipped through the block-usage summary (decision 019, "Dense parents"), whose scope counts the same addresses
+    usage: { table: tableOf(ctx, 'ip_block_usage'), scope: usageScope(vrf, everyVrf) },
     count,
   });
 }
