@@ -27,8 +27,10 @@
  * The prefixes' stored hierarchy (`_depth`, `children`) is then computed with
  * the service's own statement (`hierarchyStatement` of
  * services/ipam/src/models/addressing-rules.ts, the one every prefix write
- * runs) over every prefix, and the btree indexes of
- * docs/decisions/019-ip-index.md are created if the migrations have not.
+ * runs) over every prefix, the block-usage summary every address write keeps
+ * (decision 019, "Dense parents") is filled from scratch with the service's
+ * own statement, and the btree indexes of docs/decisions/019-ip-index.md are
+ * created if the migrations have not.
  * Only the VRFs are made through the API. Everything measured afterwards goes
  * through the API.
  *
@@ -63,7 +65,7 @@ const { Client } = require('pg');
 const { startPostgres, startRabbitMQ } = require('@inventory/infra');
 const { render, raw } = require('@inventory/filtering');
 const { hierarchyStatement } = require('../services/ipam/dist/models/addressing-rules');
-const { allocationIndexDdl } = require('../services/ipam/dist/allocation');
+const { allocationIndexDdl, blockUsageFromScratch } = require('../services/ipam/dist/allocation');
 const { serviceProcesses, stopAll, json, writeReport, run } = require('./children');
 const { load } = require('./load');
 
@@ -182,7 +184,12 @@ async function loadRows(db, vrfs) {
     await step(`index ${own}`, `CREATE INDEX "${own}" ON "ipam"."${table}" ${definition}`);
     indexes.push({ name: own, definition, created_by: 'this benchmark (no such btree in the migrations)' });
   }
-  await step('analyze', 'ANALYZE ipam.ip_address; ANALYZE ipam.ip_range; ANALYZE ipam.prefix');
+  // the block-usage summary the service keeps with every address write (decision 019, "Dense parents"), from scratch
+  const usage = render(blockUsageFromScratch('ipam.ip_address'));
+  const u0 = Date.now();
+  await db.query(`INSERT INTO ipam.ip_block_usage (scope, len, block, used) ${usage.text}`, usage.values);
+  process.stderr.write(`block usage: ${Date.now() - u0} ms\n`);
+  await step('analyze', 'ANALYZE ipam.ip_address; ANALYZE ipam.ip_range; ANALYZE ipam.prefix; ANALYZE ipam.ip_block_usage');
   // the service's own hierarchy statement, over every prefix
   const { text, values } = render(hierarchyStatement(raw('ipam."prefix"'), raw('affected AS (SELECT id FROM ipam."prefix")')));
   const h0 = Date.now();
