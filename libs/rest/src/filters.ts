@@ -4,7 +4,7 @@ import { ValidationError } from '@inventory/core';
 import { customFieldFilters, type CustomFieldDef } from './customfields';
 import { projectedContactFilters } from './contact-filters';
 import { TEXT_TYPES, type Hop } from './fields';
-import { formatNetwork, networkOf, parseNetwork } from './network';
+import { formatAddress, formatNetwork, networkOf, parseNetwork } from './network';
 import type { ModelDef } from './model';
 import { projectedModels, projection } from './projections';
 import type { ServiceContext } from './registry';
@@ -198,7 +198,7 @@ export function networkFilter(name: string, expr: Sql, type: 'cidr' | 'inet'): F
       if (!parsed.length) return raw('FALSE');
       if (type === 'cidr') return sql`${expr} = ANY(${parsed.map((x) => formatNetwork(networkOf(x.n!)))}::cidr[])`;
       const masked = parsed.filter((x) => x.v.includes('/')).map((x) => formatNetwork(x.n!));
-      const hosts = parsed.filter((x) => !x.v.includes('/')).map((x) => formatNetwork(x.n!).replace(/\/\d+$/, ''));
+      const hosts = parsed.filter((x) => !x.v.includes('/')).map((x) => formatAddress(x.n!.version, x.n!.value));
       return or([
         ...(masked.length ? [sql`${expr} = ANY(${masked}::inet[])`] : []),
         // compared as host addresses, not as text: PostgreSQL prints them its own way
@@ -293,10 +293,11 @@ export const likeEscaped = (text: string): string => text.replace(/[\\%_]/g, (m)
 /**
  * NetBox's `q`: the last value, trimmed, matched case-insensitively as a
  * substring by any of the expressions `parts` builds from its LIKE pattern
- * (`%text%`, wildcards escaped; `text` is the value itself, escaped, for a
- * starts-with); a blank `q` filters nothing.
+ * (`%text%`, wildcards escaped; `escaped` is the value itself, escaped, for a
+ * starts-with; `text` the value as given, to parse: a number, a network);
+ * a blank `q` filters nothing.
  */
-export function searchFilter(parts: (pattern: string, text: string) => Sql[]): FilterDef {
+export function searchFilter(parts: (pattern: string, escaped: string, text: string) => Sql[]): FilterDef {
   return {
     kind: 'method',
     name: 'q',
@@ -304,7 +305,7 @@ export function searchFilter(parts: (pattern: string, text: string) => Sql[]): F
       const text = values[values.length - 1]?.trim();
       if (!text) return undefined;
       const escaped = likeEscaped(text);
-      return or(parts(`%${escaped}%`, escaped));
+      return or(parts(`%${escaped}%`, escaped, text));
     },
   };
 }

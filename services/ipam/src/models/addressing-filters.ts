@@ -4,11 +4,12 @@ import {
   formatAddress,
   formatNetwork,
   keyResolver,
-  likeEscaped,
+  ilike,
   networkOf,
   parseNetwork,
   projectedModels,
   projection,
+  searchFilter,
   type ServiceContext,
 } from '@inventory/rest';
 import { INTERFACE_TYPES } from './addressing-choices';
@@ -98,18 +99,10 @@ function presentInVrf(ctx: ServiceContext, name: string, key: 'id' | 'rd'): Filt
 
 /** `q` over a prefix column: description, the prefix's text (case-sensitive), or (parsable) prefixes containing it. */
 function prefixSearch(column: string): FilterDef {
-  return {
-    kind: 'method',
-    name: 'q',
-    apply: (values) => {
-      const text = last(values);
-      if (!text) return undefined;
-      const parts = [sql`t.description ILIKE ${`%${likeEscaped(text)}%`}`, sql`TEXT(${col(column)}) LIKE ${`%${likeEscaped(text)}%`}`];
-      const net = network(text);
-      if (net) parts.push(sql`${col(column)} >>= ${net}::cidr`);
-      return or(parts);
-    },
-  };
+  return searchFilter((pattern, _escaped, text) => {
+    const net = network(text);
+    return [ilike(sql`t.description`, pattern), sql`TEXT(${col(column)}) LIKE ${pattern}`, ...(net ? [sql`${col(column)} >>= ${net}::cidr`] : [])];
+  });
 }
 
 export function aggregateFilters(_ctx: ServiceContext): FilterDef[] {
@@ -189,19 +182,15 @@ export function rangeFilters(_ctx: ServiceContext): FilterDef[] {
       return sql`(t.start_address <= ${value}::inet AND ${value}::inet <= t.end_address)`;
     }),
     parentFilter([col('start_address'), col('end_address')]),
-    {
-      kind: 'method',
-      name: 'q',
-      apply: (values) => {
-        const text = last(values);
-        if (!text) return undefined;
-        const like = `%${likeEscaped(text)}%`;
-        const parts = [sql`t.description ILIKE ${like}`, sql`HOST(t.start_address) LIKE ${like}`, sql`HOST(t.end_address) LIKE ${like}`];
-        const n = parseNetwork(text);
-        if (n) parts.push(sql`(t.start_address = ${formatNetwork(n)}::inet OR t.end_address = ${formatNetwork(n)}::inet)`);
-        return or(parts);
-      },
-    },
+    searchFilter((pattern, _escaped, text) => {
+      const n = parseNetwork(text);
+      return [
+        ilike(sql`t.description`, pattern),
+        sql`HOST(t.start_address) LIKE ${pattern}`,
+        sql`HOST(t.end_address) LIKE ${pattern}`,
+        ...(n ? [sql`(t.start_address = ${formatNetwork(n)}::inet OR t.end_address = ${formatNetwork(n)}::inet)`] : []),
+      ];
+    }),
   ];
 }
 
@@ -288,15 +277,6 @@ export function addressFilters(ctx: ServiceContext): FilterDef[] {
     },
     { kind: 'boolean', name: 'assigned_to_interface', expr: sql`COALESCE(t.assigned_object_type = ANY(${[...INTERFACE_TYPES]}::text[]), FALSE)` },
     { kind: 'boolean', name: 'assigned', expr: sql`(t.assigned_object_type IS NOT NULL AND t.assigned_object_id IS NOT NULL)` },
-    {
-      kind: 'method',
-      name: 'q',
-      apply: (values) => {
-        const text = last(values);
-        if (!text) return undefined;
-        const like = `%${likeEscaped(text)}%`;
-        return or([sql`t.dns_name ILIKE ${like}`, sql`t.description ILIKE ${like}`, sql`TEXT(t.address) ILIKE ${`${likeEscaped(text)}%`}`]);
-      },
-    },
+    searchFilter((pattern, escaped) => [ilike(sql`t.dns_name`, pattern), ilike(sql`t.description`, pattern), sql`TEXT(t.address) ILIKE ${`${escaped}%`}`]),
   ];
 }
