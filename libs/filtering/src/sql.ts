@@ -68,6 +68,25 @@ export function quoteIdent(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;
 }
 
+/**
+ * A statement to run as a named prepared statement: PostgreSQL parses it once
+ * per connection. `generic` also skips planning per call (a generic plan,
+ * built once, whatever the values): for a long statement whose plan does not
+ * depend on its values, where planning costs more than executing.
+ */
+export class Prepared extends Sql {
+  constructor(
+    statement: Sql,
+    readonly generic: boolean,
+  ) {
+    super(statement.strings, statement.values);
+  }
+}
+
+export function prepared(statement: Sql, opts: { generic?: boolean } = {}): Prepared {
+  return new Prepared(statement, opts.generic === true);
+}
+
 export function render(statement: Sql): { text: string; values: unknown[] } {
   let text = statement.strings[0];
   for (let i = 0; i < statement.values.length; i++) text += `$${i + 1}${statement.strings[i + 1]}`;

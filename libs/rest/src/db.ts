@@ -1,6 +1,7 @@
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { currentContext } from '@inventory/core';
-import { type Sql, render, quoteIdent } from '@inventory/filtering';
+import { type Sql, Prepared, render, quoteIdent } from '@inventory/filtering';
 
 // Timestamps keep their microseconds (JS Dates would drop them); bigint counts and ids become numbers.
 pg.types.setTypeParser(1184, (v) => v); // timestamptz
@@ -35,24 +36,56 @@ export class Tx implements Queryable {
  */
 export class Db implements Queryable {
   readonly pool: pg.Pool;
+  private genericPool?: pg.Pool;
 
   constructor(
-    url: string,
+    private readonly url: string,
     readonly schema: string,
-    max = 10,
+    private readonly max = 10,
   ) {
-    this.pool = new pg.Pool({ connectionString: url, max, options: `-c search_path=${schema},public -c timezone=UTC` });
-    this.pool.on('error', () => {
+    this.pool = this.newPool(max);
+  }
+
+  private newPool(max: number, options = ''): pg.Pool {
+    const pool = new pg.Pool({ connectionString: this.url, max, options: `-c search_path=${this.schema},public -c timezone=UTC ${options}`.trim() });
+    pool.on('error', () => {
       /* idle client errors surface on the next query */
     });
+    return pool;
   }
 
   async run(client: pg.Pool | pg.PoolClient, statement: Sql): Promise<Record<string, unknown>[]> {
     const ctx = currentContext();
     if (ctx) ctx.queries++;
     const { text, values } = render(statement);
+    if (statement instanceof Prepared) return this.runPrepared(client, statement, text, values);
     const res = await client.query(text, values);
     return res.rows;
+  }
+
+  /**
+   * A named prepared statement (named by its text, so each connection parses
+   * it once). A generic one outside a transaction runs on the generic-plan
+   * pool; inside one, with `plan_cache_mode` set and reset around it on the
+   * transaction's connection (a SET in a transaction that fails is undone by
+   * its rollback).
+   */
+  private async runPrepared(client: pg.Pool | pg.PoolClient, statement: Prepared, text: string, values: unknown[]): Promise<Record<string, unknown>[]> {
+    const query = { name: `p_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`, text, values };
+    if (!statement.generic) return (await client.query(query)).rows;
+    if (client instanceof pg.Pool) return (await this.genericPlans().query(query)).rows;
+    await client.query('SET plan_cache_mode = force_generic_plan');
+    try {
+      return (await client.query(query)).rows;
+    } finally {
+      await client.query('RESET plan_cache_mode').catch(() => undefined);
+    }
+  }
+
+  /** Connections whose prepared statements always run a generic plan (made on first use: few services have such statements). */
+  private genericPlans(): pg.Pool {
+    this.genericPool ??= this.newPool(Math.max(2, Math.ceil(this.max / 4)), '-c plan_cache_mode=force_generic_plan');
+    return this.genericPool;
   }
 
   query(statement: Sql): Promise<Record<string, unknown>[]> {
@@ -99,7 +132,7 @@ export class Db implements Queryable {
     await this.pool.query('SELECT 1');
   }
 
-  close(): Promise<void> {
-    return this.pool.end();
+  async close(): Promise<void> {
+    await Promise.all([this.pool.end(), this.genericPool?.end()]);
   }
 }

@@ -1,4 +1,4 @@
-import { type Sql, sql, raw } from '@inventory/filtering';
+import { type Sql, sql, raw, prepared } from '@inventory/filtering';
 import { type QueryRunner, walk, familyColumns, hostOf, tableName, column, isNonNegativeInteger } from './walk';
 import { type UsageTable, COARSE, FINE } from './usage';
 
@@ -144,7 +144,9 @@ function prefixDomain(o: PrefixIpsQuery): Sql {
  * before it.
  */
 async function densePrefixIps(q: QueryRunner, o: PrefixIpsQuery, usage: UsageTable): Promise<string[]> {
-  const rows = await q.query(denseSearch(o, usage));
+  // planning this statement costs twice its execution (2.4 ms against 1 ms on a 99 % used /8): a
+  // prepared statement with a generic plan skips it (decision 019, "Dense parents")
+  const rows = await q.query(prepared(denseSearch(o, usage), { generic: true }));
   return rows.map((r) => r.address as string);
 }
 
