@@ -137,9 +137,11 @@ function prefixDomain(o: PrefixIpsQuery): Sql {
  * index, so ranges end to end over thousands of empty blocks cost one step each, not one per
  * block), or skips the full /16s from the cursor's (one ordered read of the coarse rows, one row
  * per full /16), then the full /24s of the first /16 that is not full (at most 256 rows), and
- * takes the free addresses of that /24 from the cursor: its addresses without a host stored (an
- * index probe each, at most 256: a constant series, so the planner's estimate stays small and
- * never calls for JIT compilation, which costs 200 ms here) and outside the ranges overlapping it. The steps end once `count` addresses are found or the domain ends. The
+ * takes the free addresses of that /24 from the cursor: its addresses minus the hosts stored in
+ * it (one ordered read of at most 256 index entries, hashed: 2.5 times faster than a probe per
+ * address; the series is a constant 256 rows, so the planner's estimate stays small and never
+ * calls for JIT compilation, which costs 200 ms here) and outside the ranges overlapping it. The
+ * steps end once `count` addresses are found or the domain ends. The
  * cost depends on the blocks that are not full before the answer, not on the used addresses
  * before it.
  */
@@ -212,8 +214,9 @@ function denseSearch(o: PrefixIpsQuery, u: UsageTable): Sql {
     CROSS JOIN LATERAL (
       SELECT CASE WHEN h.lo IS NULL THEN ARRAY[]::inet[] ELSE ARRAY(
                SELECT f.x FROM (
-                 SELECT h.lo + s.i AS x FROM generate_series(0::bigint, ${FINE - 1}::bigint) AS s(i)
-                  WHERE s.i <= h.hi - h.lo AND NOT EXISTS (SELECT 1 FROM ${tableName(a.table)} t WHERE ${host} = h.lo + s.i${aWhere})
+                 SELECT h.lo + s.i AS x FROM generate_series(0::bigint, ${FINE - 1}::bigint) AS s(i) WHERE s.i <= h.hi - h.lo
+                 EXCEPT
+                 SELECT ${host} FROM ${tableName(a.table)} t WHERE ${host} >= h.lo AND ${host} <= h.hi${aWhere}
                ) f
                WHERE NOT EXISTS (SELECT 1 FROM unnest(rw.los, rw.his) AS z(lo, hi) WHERE f.x >= z.lo AND f.x <= z.hi)
                ORDER BY f.x LIMIT ${need} - st.found) END AS xs,
