@@ -213,6 +213,31 @@ describe('filters on network values (hand-computed answers)', () => {
     expect(a.a2.created).toMatch(/^\d{4}-\d{2}-\d{2}$/);
   });
 
+  test('when addresses sit on the edges of a parent, then parent takes its first and last address and nothing beside them, in either family', async () => {
+    const V = await aVrf({ enforce_unique: false });
+    const edges: Record<string, Obj> = {};
+    const at = async (k: string, address: string) => (edges[k] = await made(`${I}/ip-addresses/`, { address, vrf: V.id }));
+    await at('before', '10.77.255.255/8');
+    await at('first', '10.78.0.0/16');
+    await at('last', '10.78.255.255/32');
+    await at('after', '10.79.0.0/24');
+    await at('v6first', '2001:db8:78::/64');
+    await at('v6last', '2001:db8:78:ffff:ffff:ffff:ffff:ffff/48');
+    await at('v6after', '2001:db8:79::/64');
+    await at('mapped', '::ffff:10.78.0.1/128');
+    const q = (query: string) => found(`${I}/ip-addresses/?vrf_id=${V.id}&${query}`, edges);
+    expect(await q('parent=10.78.0.0/16')).toEqual(['first', 'last']);
+    expect(await q('parent=10.78.0.0/32')).toEqual(['first']);
+    expect(await q('parent=10.77.0.0/16')).toEqual(['before']);
+    expect(await q('parent=10.0.0.0/8')).toEqual(['after', 'before', 'first', 'last']);
+    expect(await q('parent=0.0.0.0/0')).toEqual(['after', 'before', 'first', 'last']);
+    expect(await q('parent=2001:db8:78::/48')).toEqual(['v6first', 'v6last']);
+    expect(await q('parent=::/0')).toEqual(['mapped', 'v6after', 'v6first', 'v6last']);
+    expect(await q('parent=::ffff:0:0/96')).toEqual(['mapped']);
+    // host bits in the parent: NetBox reads the network
+    expect(await q('parent=10.78.1.2/16')).toEqual(['first', 'last']);
+  });
+
   test('when IP ranges are filtered, then contains compares in inet order (mask-sensitive) and parent needs both bounds inside', async () => {
     expect(r.r1).toMatchObject({ display: '10.0.5.10-20/24', size: 11, family: { value: 4, label: 'IPv4' }, start_address: '10.0.5.10/24' });
     expect(r.r3).toMatchObject({ display: '2001:db8:ab::10-ff/64', size: 240 });

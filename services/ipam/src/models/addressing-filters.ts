@@ -167,7 +167,11 @@ function parentFilter(exprs: Sql[]): FilterDef {
       if (!given.length) return undefined;
       const nets = given.map(network);
       if (nets.some((n) => n === null)) return raw('FALSE');
-      return or(nets.map((n) => and(exprs.map((e) => sql`HOST(${e})::inet <<= ${n}::cidr`))));
+      // as a range of the host btree from the network's first to its last address: exact for hosts
+      // (full-length masks), and no per-row recheck of `<<=`, which converts each host to text and
+      // back (counting the 64,877 hosts of a /16: 41 → 15–23 ms)
+      const inside = (e: Sql, n: string) => sql`HOST(${e})::inet BETWEEN HOST(network(${n}::cidr))::inet AND HOST(broadcast(${n}::cidr))::inet`;
+      return or(nets.map((n) => and(exprs.map((e) => inside(e, n!)))));
     },
   };
 }
