@@ -7,7 +7,7 @@ import { afterConditions, decodeCursor, encodeCursor, keyColumns, keysOf, orderF
 import type { CountDef, ModelDef } from './model';
 import type { Queryable } from './db';
 import { pageLinks, parsePage, withParams } from './pagination';
-import { countColumns, orderBy } from './query';
+import { countColumns, orderBy, totalColumn } from './query';
 import type { ServiceContext } from './registry';
 import { wantsBrief } from './request';
 import { fieldsFor, represent } from './serialize';
@@ -162,7 +162,7 @@ async function readRows(ctx: ServiceContext, model: ModelDef, r: Read, db: Query
   const merged = branches.length > 1;
   const columns = [columnsFor(model, r.select, Object.keys(counts))];
   if (r.terms) columns.push(keyColumns(r.terms, merged));
-  if (r.total) columns.push(raw('count(*) OVER() AS __total'));
+  if (r.total) columns.push(totalColumn(raw(ctx.db.table(model.table)), r.where));
   const limit = r.limit === null ? raw('') : sql` LIMIT ${r.limit}`;
   const offset = r.offset ? sql` OFFSET ${r.offset}` : raw('');
   const one = (cond: Sql | null) =>
