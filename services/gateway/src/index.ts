@@ -8,3 +8,4 @@ export { SessionCodec, sessionSecret, parseCookies, SESSION_COOKIE, CSRF_COOKIE,
 export { CsrfTokens, CSRF_FAILED } from './csrf';
 export { safeNext } from './page-html';
 export { expiresFromForm, maskedKey } from './tokens-page';
+export { prefersHtml } from './negotiation';
