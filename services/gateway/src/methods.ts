@@ -1,7 +1,7 @@
 import type { Express, Request, Response } from 'express';
 import { MethodNotAllowed } from '@inventory/core';
 import type { BrowsableApi } from './browsable';
-import { titleOf } from './browsable';
+import { titleOf } from './browsable-view';
 import { wantsHtml } from './html';
 
 /** Returns the JSON answer (sent as JSON, or as the browsable page to a browser), or sends the response itself and returns nothing. */

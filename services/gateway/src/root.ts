@@ -1,7 +1,8 @@
 import type { Express, NextFunction, Request, Response } from 'express';
 import { HttpError, NotAuthenticated, PermissionDenied, ServiceUnavailable } from '@inventory/core';
 import { baseUrl } from './forwarded';
-import { titleOf, type BrowsableApi } from './browsable';
+import type { BrowsableApi } from './browsable';
+import { titleOf } from './browsable-view';
 import { wantsHtml } from './html';
 import { locals, type IdentityMinter } from './identity';
 import type { ServiceProxies } from './proxy';

@@ -3,7 +3,7 @@ import { bootStack, launchChromium, pageSender, signIn, type CookieJar, type Pag
 import { createService as users } from '@inventory/users';
 import { createService as tenancy } from '@inventory/tenancy';
 import { createService as extras } from '@inventory/extras';
-import { CSRF_FAILED, prefersHtml, stackGateway } from '@inventory/gateway';
+import { CSRF_FAILED, editableCopy, linkify, postTemplate, prefersHtml, stackGateway } from '@inventory/gateway';
 
 /**
  * The browsable API: every endpoint under /api/ answers a browser with a
@@ -52,7 +52,7 @@ function textareaJson(html: string, id: string): any {
 }
 
 beforeAll(async () => {
-  stack = await bootStack({ users, tenancy, extras, gateway: stackGateway({ TOKEN_CACHE_SECONDS: '30' }) });
+  stack = await bootStack({ users, tenancy, extras, gateway: stackGateway({ TOKEN_CACHE_SECONDS: '30', MAX_BODY_SIZE: '4096' }) });
   base = stack.urls.gateway;
   send = pageSender(base);
   const admin = stack.client('users');
@@ -329,7 +329,7 @@ describe('forms', () => {
 });
 
 describe('errors as pages', () => {
-  test('when a browser is refused (no credentials, a bad token, an unknown path, a wrong method), then the refusal is a page; a JSON client gets the JSON', async () => {
+  test('when a browser is refused (no credentials, a bad token, an unknown path, a wrong method, a body too large), then the refusal is a page; a JSON client gets the JSON', async () => {
     const anonymous = await page('/api/tenancy/tenants/');
     expect(anonymous.status).toBe(403);
     expect(anonymous.headers.get('content-type')).toMatch(/^text\/html/);
@@ -355,6 +355,60 @@ describe('errors as pages', () => {
     const anonymousWrite = await send('POST', '/api/tenancy/tenants/', { json: '{}', headers: { accept: 'text/html' } });
     expect(anonymousWrite.status).toBe(403);
     expect(anonymousWrite.headers.get('content-type')).toMatch(/^text\/html/);
+
+    // a body over MAX_BODY_SIZE from the page never reaches the service
+    const { jar } = await signIn(send, 'alice', PASSWORD);
+    const tooLarge = await pageWrite('POST', '/api/tenancy/tenants/', jar, JSON.stringify({ name: 'Too large', slug: 'too-large', comments: 'x'.repeat(5000) }));
+    expect(tooLarge.status).toBe(413);
+    expect(shownJson(tooLarge.text)).toEqual({ detail: 'Request body too large (limit 4096 bytes).' });
+    expect((await asJson('/api/tenancy/tenants/?slug=too-large', { authorization: `Token ${aliceKey}` })).json.count).toBe(0);
+  });
+});
+
+describe('building blocks', () => {
+  test('when text is linkified, then http(s) URLs become links without trailing punctuation and everything else is escaped text', () => {
+    expect(linkify('see https://netbox.example/api/?a=1&b=2. <b>')).toBe(
+      'see <a href="https://netbox.example/api/?a=1&amp;b=2" rel="nofollow">https://netbox.example/api/?a=1&amp;b=2</a>. &lt;b&gt;',
+    );
+    expect(linkify('javascript:alert(1) ftp://x/ data:text/html,<script>')).toBe('javascript:alert(1) ftp://x/ data:text/html,&lt;script&gt;');
+    expect(linkify('(http://a.example/x)')).toBe('(<a href="http://a.example/x" rel="nofollow">http://a.example/x</a>)');
+  });
+
+  test('when forms are prefilled from OPTIONS, then POST gets the required writable fields and PUT the object as a write takes it', () => {
+    const fields = {
+      id: { type: 'integer', read_only: true },
+      name: { type: 'string', required: true },
+      status: { type: 'choice', required: false, choices: [{ value: 'active' }] },
+      weight: { type: 'integer', required: true },
+      site: { type: 'nested object', required: true },
+      enabled: { type: 'boolean', required: true },
+      tags: { type: 'list', required: false },
+      custom_fields: { type: 'field', required: false },
+      local_context_data: { type: 'field', required: false },
+      count: { type: 'integer', read_only: true },
+    };
+    expect(postTemplate(fields)).toEqual({ name: '', weight: null, site: null, enabled: false });
+    const object = {
+      id: 4,
+      url: 'http://x/api/dcim/devices/4/',
+      name: 'd1',
+      status: { value: 'active', label: 'Active' },
+      weight: null,
+      site: { id: 2, url: 'http://x/api/dcim/sites/2/', display: 's' },
+      tags: [{ id: 7, name: 'gold' }],
+      custom_fields: { owner: { id: 3, display: 't' }, peers: [{ id: 5 }, { id: 6 }], note: 'n' },
+      local_context_data: { value: 1, label: 'kept as it is', other: true },
+      count: 3,
+    };
+    expect(editableCopy(object, fields)).toEqual({
+      name: 'd1',
+      status: 'active',
+      weight: null,
+      site: 2,
+      tags: [7],
+      custom_fields: { owner: 3, peers: [5, 6], note: 'n' },
+      local_context_data: { value: 1, label: 'kept as it is', other: true },
+    });
   });
 });
 
