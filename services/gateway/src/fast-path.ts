@@ -6,6 +6,7 @@ import { beginRequest } from './request-id';
 import { clientIp, identifyClient, type TrustedProxies } from './forwarded';
 import type { GatewayLocals } from './identity';
 import type { ServiceProxies } from './proxy';
+import { formatParam, prefersHtml } from './negotiation';
 import { routeFor } from './routing';
 import { parseAuthorization, type TokenVerifier } from './tokens';
 
@@ -19,7 +20,7 @@ const PROVISION_PATH = '/api/users/tokens/provision/';
  * does for such a request: request id, API-Version, token verification,
  * the write_enabled rule, the identity for the proxy. Everything else
  * (anonymous callers, cookie sessions, redirects, roots, status, docs,
- * provisioning, malformed headers) takes the express app.
+ * provisioning, malformed headers, browsers asking for HTML) takes the express app.
  */
 export function withFastPath(app: RequestListener, deps: { verifier: TokenVerifier; proxies: ServiceProxies; urls: Record<string, string>; log: Logger; trusted: TrustedProxies }): RequestListener {
   return (req, res) => {
@@ -30,6 +31,9 @@ export function withFastPath(app: RequestListener, deps: { verifier: TokenVerifi
     const pathname = q >= 0 ? url.slice(0, q) : url;
     const header = req.headers.authorization;
     if (!header || !pathname.endsWith('/') || pathname === PROVISION_PATH) return app(req, res);
+    // a browser asking for the browsable API's page (one string search for a JSON client)
+    const accept = req.headers.accept;
+    if (((accept !== undefined && accept.includes('text/')) || (q >= 0 && url.includes('format=', q))) && prefersHtml(accept, formatParam(url))) return app(req, res);
     const route = routeFor(pathname);
     if (!route || route.root || !(route.service in deps.urls)) return app(req, res);
     let key: string;

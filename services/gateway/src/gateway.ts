@@ -4,8 +4,10 @@ import { subscribeChanges, type ChangeEvent, type ChangeSubscription } from '@in
 import { ServiceClient } from '@inventory/refs';
 import { mountAdminPages } from './admin-pages';
 import { authenticate } from './auth';
+import { BrowsableApi } from './browsable';
 import type { GatewayConfig } from './config';
 import { docsAssets, mountDocs } from './docs';
+import { wantsHtml } from './html';
 import { IdentityMinter } from './identity';
 import { mountInternal } from './internal';
 import { mountPages } from './pages';
@@ -49,11 +51,13 @@ export function createGateway(config: GatewayConfig, opts: { log?: Logger } = {}
   const minter = new IdentityMinter(config.INTERNAL_TOKEN_SECRET);
   // a write to users through this gateway drops its own auth caches before the client hears back (read your
   // own writes: a token deleted here fails here at once); every replica drops them on the change events too
-  const proxies = createServiceProxies(urls, minter, config.PUBLIC_URL, log, config.MAX_BODY_SIZE, (service) => {
+  const onWrite = (service: string) => {
     if (service === 'users') drop({});
-  });
+  };
+  const proxies = createServiceProxies(urls, minter, config.PUBLIC_URL, log, config.MAX_BODY_SIZE, onWrite);
+  const pages = new BrowsableApi({ urls, minter, publicUrl: config.PUBLIC_URL, maxBodySize: config.MAX_BODY_SIZE, onWrite });
   const schema = new SchemaBuilder(refs, Object.keys(urls), log);
-  const root = areaRoot(urls, proxies, minter, config.PUBLIC_URL);
+  const root = areaRoot(urls, proxies, minter, config.PUBLIC_URL, pages);
   const sessions = new Sessions({ secret: sessionSecret(config), users: refs, cacheMs: config.TOKEN_CACHE_SECONDS * 1000, log, publicUrl: config.PUBLIC_URL });
   const drop = (filter: AuthFilter): number => tokens.invalidate(filter) + sessions.invalidate(filter);
 
@@ -86,8 +90,8 @@ export function createGateway(config: GatewayConfig, opts: { log?: Logger } = {}
   app.use((req, _res, next) => next(req.path.startsWith('/api/') ? undefined : new NotFound()));
   app.use(authenticate(tokens, config.LOGIN_REQUIRED, sessions));
 
-  mountRoot(app, config.PUBLIC_URL);
-  mountStatus(app, urls, refs);
+  mountRoot(app, config.PUBLIC_URL, pages);
+  mountStatus(app, urls, refs, pages);
   mountDocs(app, schema);
 
   app.use(async (req: Request, res: Response, next: NextFunction) => {
@@ -96,8 +100,11 @@ export function createGateway(config: GatewayConfig, opts: { log?: Logger } = {}
     if (route.root) return root(route, req, res, next);
     // an area whose service is not deployed has no endpoints
     if (!(route.service in urls)) throw new NotFound();
+    // a browser gets the browsable API's page; every other client the service's answer as it is
+    if (wantsHtml(req)) return pages.endpoint(route.service, req, res);
     return proxies.forward(route.service, req, res, next);
   });
+  app.use(pages.errors());
   app.use(errorHandler(log));
 
   let server: RunningServer | null = null;

@@ -8,3 +8,6 @@ export { SessionCodec, sessionSecret, parseCookies, SESSION_COOKIE, CSRF_COOKIE,
 export { CsrfTokens, CSRF_FAILED } from './csrf';
 export { safeNext } from './page-html';
 export { expiresFromForm, maskedKey } from './tokens-page';
+export { prefersHtml } from './negotiation';
+export { linkify } from './json-html';
+export { editableCopy, postTemplate } from './browsable-forms';

@@ -127,14 +127,6 @@ export function navHtml(session: ActiveSession | null, prefix: string, next: str
   );
 }
 
-/** The user bar of the browsable API pages (/api/ and the area roots), from the session found by `authenticate`. */
-export function userNav(req: Request, res: Response, publicUrl: string | undefined): string {
-  const prefix = pathPrefix(publicUrl);
-  // the page now depends on the cookie (a name, a CSRF token): no shared cache may keep it
-  res.setHeader('Cache-Control', 'no-store');
-  return navHtml(sessionOf(res), prefix, safeNext(prefix + req.originalUrl, prefix));
-}
-
 /** A page for a failure (the services' `{detail}` texts are shown as they are). */
 export function errorPage(res: Response, status: number, message: string, session: ActiveSession | null, prefix: string): void {
   const body = `      <h1>${status === 403 ? 'Forbidden' : 'Error'} (${status})</h1>\n      <p class="error">${escapeHtml(message)}</p>`;

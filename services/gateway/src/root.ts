@@ -1,37 +1,31 @@
 import type { Express, NextFunction, Request, Response } from 'express';
 import { HttpError, NotAuthenticated, PermissionDenied, ServiceUnavailable } from '@inventory/core';
-import { IDENTITY_HEADER } from '@inventory/auth';
-import { baseUrl, forwardedFor } from './forwarded';
-import { linksPage, wantsHtml } from './html';
+import { baseUrl } from './forwarded';
+import type { BrowsableApi } from './browsable';
+import { titleOf } from './browsable-view';
+import { wantsHtml } from './html';
 import { locals, type IdentityMinter } from './identity';
 import type { ServiceProxies } from './proxy';
 import { ROOT_AREAS, areaContributors, type Route } from './routing';
 import { ownRoute } from './methods';
-import { userNav } from './page-html';
+import { onBehalfOf } from './service-call';
 
 const AREA_MAP_TIMEOUT_MS = 10_000;
 
 /** GET /api/ and the plugins area, which the gateway answers itself. */
-export function mountRoot(app: Express, publicUrl: string | undefined): void {
-  ownRoute(app, '/api/', (req, res) => {
+export function mountRoot(app: Express, publicUrl: string | undefined, pages: BrowsableApi): void {
+  ownRoute(app, '/api/', (req) => {
     const base = baseUrl(req, publicUrl);
-    const links = Object.fromEntries(ROOT_AREAS.map((a) => [a, `${base}/api/${a}/`]));
-    if (wantsHtml(req)) res.type('html').send(linksPage('API Root', links, base, userNav(req, res, publicUrl)));
-    else res.json(links);
-  });
-  ownRoute(app, '/api/plugins/', (req, res) => {
-    const base = baseUrl(req, publicUrl);
-    const links = { 'installed-plugins': `${base}/api/plugins/installed-plugins/` };
-    if (wantsHtml(req)) res.type('html').send(linksPage('Plugins', links, base, userNav(req, res, publicUrl)));
-    else res.json(links);
-  });
+    return Object.fromEntries(ROOT_AREAS.map((a) => [a, `${base}/api/${a}/`]));
+  }, { name: 'API Root', pages });
+  ownRoute(app, '/api/plugins/', (req) => ({ 'installed-plugins': `${baseUrl(req, publicUrl)}/api/plugins/installed-plugins/` }), { name: 'Plugins', pages });
   ownRoute(app, '/api/plugins/installed-plugins/', (_req, res) => {
     // NetBox: staff users only; there are no plugins to list
     const user = locals(res).identity.user;
     if (!user) throw new NotAuthenticated();
     if (!user.is_staff && !user.is_superuser) throw new PermissionDenied();
-    res.json([]);
-  });
+    return [];
+  }, { pages });
 }
 
 /**
@@ -40,7 +34,7 @@ export function mountRoot(app: Express, publicUrl: string | undefined): void {
  * caller wants HTML, the gateway fetches the maps itself and merges or renders
  * them; otherwise the request is simply proxied.
  */
-export function areaRoot(urls: Record<string, string>, proxies: ServiceProxies, minter: IdentityMinter, publicUrl: string | undefined) {
+export function areaRoot(urls: Record<string, string>, proxies: ServiceProxies, minter: IdentityMinter, publicUrl: string | undefined, pages: BrowsableApi) {
   return async (route: Route, req: Request, res: Response, next: NextFunction): Promise<void> => {
     const deployed = areaContributors(route.area).filter((s) => s in urls);
     const html = wantsHtml(req);
@@ -48,8 +42,7 @@ export function areaRoot(urls: Record<string, string>, proxies: ServiceProxies, 
     const maps = await Promise.all(deployed.map((s) => fetchAreaMap(s, urls[s], route.area, req, res, minter, publicUrl, s === route.area)));
     const merged: Record<string, string> = {};
     for (const key of maps.flatMap((m) => Object.keys(m)).sort()) merged[key] = maps.find((m) => key in m)![key];
-    const title = route.area.charAt(0).toUpperCase() + route.area.slice(1);
-    if (html) res.type('html').send(linksPage(title, merged, baseUrl(req, publicUrl), userNav(req, res, publicUrl)));
+    if (html) pages.own(req, res, titleOf(req.path), merged);
     else res.json(merged);
   };
 }
@@ -69,19 +62,10 @@ async function fetchAreaMap(
   publicUrl: string | undefined,
   owner: boolean,
 ): Promise<Record<string, string>> {
-  const f = forwardedFor(req, publicUrl);
-  const { identity, requestId } = locals(res);
   let answer: globalThis.Response;
   try {
     answer = await fetch(`${url}/api/${area}/`, {
-      headers: {
-        accept: 'application/json',
-        [IDENTITY_HEADER]: minter.mint(identity, service),
-        'x-request-id': requestId,
-        'x-forwarded-host': f.host,
-        'x-forwarded-proto': f.proto,
-        'x-forwarded-for': f.for,
-      },
+      headers: { accept: 'application/json', ...onBehalfOf(req, res, minter, service, publicUrl) },
       signal: AbortSignal.timeout(AREA_MAP_TIMEOUT_MS),
     });
   } catch {

@@ -1,5 +1,6 @@
 import type { Express } from 'express';
 import type { ServiceClient } from '@inventory/refs';
+import type { BrowsableApi } from './browsable';
 import { ownRoute } from './methods';
 import { withTimeout } from './timeout';
 
@@ -45,10 +46,10 @@ async function webhookWorkers(refs: ServiceClient, state: ServiceState | undefin
 }
 
 /** GET /api/status/: NetBox's keys (clients parse netbox-version), plus the state of each service. */
-export function mountStatus(app: Express, urls: Record<string, string>, refs: ServiceClient): void {
-  ownRoute(app, '/api/status/', async (_req, res) => {
+export function mountStatus(app: Express, urls: Record<string, string>, refs: ServiceClient, pages: BrowsableApi): void {
+  ownRoute(app, '/api/status/', async () => {
     const services = await probeServices(urls);
-    res.json({
+    return {
       'django-version': '4.2.11',
       // the versions NetBox 3.7.8 pins for the apps clients might look for (sorted, as NetBox sorts them)
       'installed-apps': { django_filters: '24.2', drf_spectacular: '0.27.2', rest_framework: '3.14.0' },
@@ -57,6 +58,6 @@ export function mountStatus(app: Express, urls: Record<string, string>, refs: Se
       'python-version': '3.11.9',
       'rq-workers-running': 'webhooks' in urls ? await webhookWorkers(refs, services.webhooks) : 0,
       services,
-    });
-  });
+    };
+  }, { pages });
 }

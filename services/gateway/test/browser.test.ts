@@ -3,7 +3,7 @@ import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { BrowserContext } from 'playwright-core';
-import { bootStack, eventually, launchChromium, type Stack } from '@inventory/testkit';
+import { bootStack, CookieJar as Jar, csrfField, eventually, launchChromium, pageSender, signIn, type PageSender, type Stack } from '@inventory/testkit';
 import { createService as users } from '@inventory/users';
 import { createService as tenancy } from '@inventory/tenancy';
 import { createService as extras } from '@inventory/extras';
@@ -50,84 +50,10 @@ beforeAll(async () => {
 });
 afterAll(() => stack?.stop());
 
-/** Cookies as a browser keeps them: set by Set-Cookie, deleted by an empty value or Max-Age=0. */
-class Jar {
-  readonly cookies = new Map<string, string>();
-
-  take(res: Response): string[] {
-    const set = res.headers.getSetCookie();
-    for (const line of set) {
-      const [pair, ...attrs] = line.split(';');
-      const eq = pair.indexOf('=');
-      const name = pair.slice(0, eq).trim();
-      const value = pair.slice(eq + 1).trim();
-      const maxAge = attrs.map((a) => a.trim()).find((a) => /^max-age=/i.test(a));
-      if (!value || (maxAge && Number(maxAge.split('=')[1]) <= 0)) this.cookies.delete(name);
-      else this.cookies.set(name, value);
-    }
-    return set;
-  }
-
-  header(): string {
-    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
-  }
-
-  copy(): Jar {
-    const j = new Jar();
-    for (const [k, v] of this.cookies) j.cookies.set(k, v);
-    return j;
-  }
-}
-
-interface Answer {
-  status: number;
-  headers: Headers;
-  text: string;
-  json: any;
-  setCookies: string[];
-}
-
-async function send(
-  method: string,
-  url: string,
-  opts: { jar?: Jar; form?: Record<string, string>; json?: unknown; headers?: Record<string, string> } = {},
-): Promise<Answer> {
-  const headers: Record<string, string> = { accept: 'text/html,application/xhtml+xml', ...opts.headers };
-  if (opts.jar && opts.jar.cookies.size) headers.cookie = opts.jar.header();
-  let body: string | undefined;
-  if (opts.form) {
-    headers['content-type'] = 'application/x-www-form-urlencoded';
-    body = new URLSearchParams(opts.form).toString();
-  } else if (opts.json !== undefined) {
-    headers['content-type'] = 'application/json';
-    headers.accept = 'application/json';
-    body = JSON.stringify(opts.json);
-  }
-  const res = await fetch(base + url, { method, headers, body, redirect: 'manual' });
-  const setCookies = opts.jar ? opts.jar.take(res) : res.headers.getSetCookie();
-  const text = await res.text();
-  let json: any;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, headers: res.headers, text, json, setCookies };
-}
-
-function csrfField(html: string): string {
-  const m = /name="csrfmiddlewaretoken" value="([^"]+)"/.exec(html);
-  if (!m) throw new Error('no CSRF field on the page');
-  return m[1];
-}
+const send: PageSender = (method, url, opts) => pageSender(base)(method, url, opts);
 
 /** Signs in through the form as a browser would; returns the jar with the session and CSRF cookies. */
-async function login(username = 'alice', password = PASSWORD, extra: Record<string, string> = {}): Promise<{ jar: Jar; answer: Answer }> {
-  const jar = new Jar();
-  const form = await send('GET', '/login/', { jar });
-  const answer = await send('POST', '/login/', { jar, form: { csrfmiddlewaretoken: csrfField(form.text), username, password, next: '/api/', ...extra } });
-  return { jar, answer };
-}
+const login = (username = 'alice', password = PASSWORD, extra: Record<string, string> = {}) => signIn(send, username, password, extra);
 
 const token = (key: string) => ({ authorization: `Token ${key}`, accept: 'application/json' });
 

@@ -106,7 +106,7 @@ describe('routing', () => {
     const res = await client().get('/api/tenancy/', { headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/html/);
-    expect(res.text).toContain(`<a href="${base}/api/tenancy/tenants/">tenants</a>`);
+    expect(res.text).toContain(`&quot;tenants&quot;: &quot;<a href="${base}/api/tenancy/tenants/" rel="nofollow">${base}/api/tenancy/tenants/</a>&quot;`);
   });
 
   test('when an area has no deployed service, then its root is {} and deeper paths 404', async () => {
@@ -408,7 +408,7 @@ describe('transport', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/html/);
     for (const area of ['circuits', 'dcim', 'extras', 'ipam', 'plugins', 'tenancy', 'users', 'virtualization']) {
-      expect(res.text).toContain(`<a href="${base}/api/${area}/">${area}</a>`);
+      expect(res.text).toContain(`&quot;${area}&quot;: &quot;<a href="${base}/api/${area}/" rel="nofollow">${base}/api/${area}/</a>&quot;`);
     }
     // JSON wins when both are acceptable
     expect((await client().get('/api/', { headers: { accept: 'application/json, text/html' } })).body.dcim).toBe(`${base}/api/dcim/`);
