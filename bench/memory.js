@@ -134,6 +134,8 @@ async function main() {
     const report = {
       what: 'resident memory (MiB) of each process started as the image starts it (node deploy/entrypoint.js <name>): idle after start, then after the load (rss) and its peak (VmHWM)',
       node: process.version,
+      // the read rates below depend on what else ran: they are not a throughput figure
+      load_average: require('node:os').loadavg().map((l) => Number(l.toFixed(1))),
       load: {
         writes: `${writes} objects in bulk POSTs through the gateway (${BULK} each of tenants, sites, providers, clusters, IP addresses, prefixes, tags)`,
         webhook_deliveries_received: received.count,
