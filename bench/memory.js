@@ -44,11 +44,14 @@ function start(name, env, port) {
   const exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
   if (!port) return exited.then((code) => (code === 0 ? child : Promise.reject(new Error(`${name} exited ${code}: ${errors}`))));
   return (async () => {
-    const deadline = Date.now() + 60_000;
+    const deadline = Date.now() + 180_000; // a loaded machine starts slowly
     for (;;) {
       if (child.exitCode !== null) throw new Error(`${name} exited ${child.exitCode}: ${errors}`);
       if (await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.ok, () => false)) return child;
-      if (Date.now() > deadline) throw new Error(`${name} not ready after 60 s: ${errors}`);
+      if (Date.now() > deadline) {
+        child.kill('SIGKILL'); // not among the started ones: nothing else would stop it
+        throw new Error(`${name} not ready after 180 s: ${errors}`);
+      }
       await new Promise((r) => setTimeout(r, 200));
     }
   })();
