@@ -12,7 +12,8 @@ for (const dir of ['libs', 'services']) {
 module.exports = {
   rootDir: __dirname,
   testEnvironment: 'node',
-  testMatch: ['<rootDir>/{libs,services}/*/test/**/*.test.ts'],
+  // deploy/test: the image, compose and k8s/ files, and the migration job (they belong to no package)
+  testMatch: ['<rootDir>/{libs,services}/*/test/**/*.test.ts', '<rootDir>/deploy/test/**/*.test.ts'],
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.test.json' }] },
   moduleNameMapper: mapper,
   globalSetup: '<rootDir>/libs/testkit/src/global-setup.ts',

@@ -13,19 +13,9 @@ const path = require('node:path');
 const fs = require('node:fs');
 const { randomBytes } = require('node:crypto');
 const { startPostgres, startRabbitMQ, freePort } = require('@inventory/infra');
-const { baseConfig, readConfig, createLogger } = require('@inventory/core');
+const { readConfig, createLogger } = require('@inventory/core');
 
-const SERVICES = {
-  // the users, ipam and webhooks services read their own variables too (the sign-in rate limits, ENFORCE_GLOBAL_UNIQUE, the dispatcher's settings)
-  users: () => (base) => { const u = require('@inventory/users'); return u.createService(readConfig(u.usersConfig, { ...process.env, ...base })); },
-  tenancy: () => require('@inventory/tenancy').createService,
-  dcim: () => require('@inventory/dcim').createService,
-  circuits: () => require('@inventory/circuits').createService,
-  virtualization: () => require('@inventory/virtualization').createService,
-  ipam: () => (base) => { const i = require('@inventory/ipam'); return i.createService(readConfig(i.ipamConfig, { ...process.env, ...base })); },
-  extras: () => require('@inventory/extras').createService,
-  webhooks: () => (base) => { const w = require('@inventory/webhooks'); return w.createService(readConfig(w.webhooksConfig, { ...process.env, ...base })); },
-};
+const { SERVICE_NAMES, createFromEnv } = require('./services');
 
 const root = path.resolve(__dirname, '..');
 const log = createLogger('start', process.env.LOG_LEVEL || 'info');
@@ -62,7 +52,7 @@ async function main() {
   log.info({ kind: pg.kind, data: pg.dataDir }, 'PostgreSQL ready');
   log.info({ kind: rabbit.kind, url: rabbit.url.replace(/\/\/[^@/]*@/, '//'), data: rabbit.dataDir, ms: Date.now() - t0 }, 'RabbitMQ ready');
   const secret = process.env.INTERNAL_TOKEN_SECRET || persistentSecret(path.join(dataDir, 'internal-secret'));
-  const names = Object.keys(SERVICES);
+  const names = SERVICE_NAMES;
   const ports = {};
   for (const n of names) ports[n] = await freePort();
   const serviceUrls = names.map((n) => `${n}=http://127.0.0.1:${ports[n]}`);
@@ -89,7 +79,8 @@ async function main() {
 
   try {
     for (const n of names) {
-      const service = SERVICES[n]()(readConfig(baseConfig, { ...env, PORT: String(ports[n]), HOST: '127.0.0.1' }));
+      // each reads its own variables, as its main.ts does (the users, ipam and webhooks services have some of their own)
+      const service = createFromEnv(n, { ...env, PORT: String(ports[n]), HOST: '127.0.0.1' });
       await service.start(ports[n]);
       running.push(service);
     }

@@ -42,7 +42,8 @@ export const baseConfigSchema = {
   DATABASE_URL: Joi.string().uri({ scheme: ['postgres', 'postgresql'] }).required(),
   DATABASE_POOL_MAX: Joi.number().integer().min(1).default(10),
   INTERNAL_TOKEN_SECRET: Joi.string().min(16).required(),
-  PUBLIC_URL: Joi.string().uri({ scheme: ['http', 'https'] }).optional(),
+  // an empty value is no value (compose and Kubernetes pass a variable left blank as "")
+  PUBLIC_URL: Joi.string().uri({ scheme: ['http', 'https'] }).empty('').optional(),
   PAGINATE_COUNT: Joi.number().integer().min(1).default(50),
   MAX_PAGE_SIZE: Joi.number().integer().min(0).default(1000),
   STRICT_FILTERING: bool.default(false),
@@ -51,7 +52,7 @@ export const baseConfigSchema = {
   SERVICE_URLS: Joi.string().allow('').default(''),
   QUERY_COUNT_HEADER: bool.default(false),
   MAX_BODY_SIZE: Joi.number().integer().min(1024).default(10 * 1024 * 1024),
-  AMQP_URL: Joi.string().uri({ scheme: ['amqp', 'amqps'] }).optional(),
+  AMQP_URL: Joi.string().uri({ scheme: ['amqp', 'amqps'] }).empty('').optional(),
   CHANGELOG_RETENTION: Joi.number().integer().min(0).default(90),
 };
 

@@ -16,6 +16,14 @@ describe('configuration', () => {
     expect(() => readConfig(baseConfig, { ...good, PAGINATE_COUNT: 'many' })).toThrow(/PAGINATE_COUNT/);
     expect(() => readConfig(baseConfig, { ...good, STRICT_FILTERING: 'perhaps' })).toThrow(/STRICT_FILTERING/);
   });
+
+  test('when an optional URL is given blank (as compose passes an unset variable), then it is unset; a wrong one still stops', () => {
+    const c = readConfig(baseConfig, { ...good, PUBLIC_URL: '', AMQP_URL: '' });
+    expect(c.PUBLIC_URL).toBeUndefined();
+    expect(c.AMQP_URL).toBeUndefined();
+    expect(() => readConfig(baseConfig, { ...good, PUBLIC_URL: 'not a url' })).toThrow(/PUBLIC_URL/);
+    expect(() => readConfig(baseConfig, { ...good, AMQP_URL: 'http://broker' })).toThrow(/AMQP_URL/);
+  });
 });
 
 describe('HTTP bootstrap', () => {

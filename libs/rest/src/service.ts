@@ -40,7 +40,14 @@ export interface RestService {
   relay: OutboxRelay | null;
   /** Keeps the projections of other services' objects (idle when there are none, or no broker). */
   projections: ProjectionFeed;
-  /** Runs migrations, listens, starts the relay. */
+  /**
+   * Brings the service's schema up to date and returns the migrations it
+   * applied: its pending migrations, then what it builds beside them (the
+   * projection tables, the config-context functions). `start` runs it; the
+   * migration job (deploy/migrate.js) runs it alone, before any replica starts.
+   */
+  migrate(): Promise<string[]>;
+  /** Migrates, listens, starts the relay. */
   start(port?: number): Promise<RunningServer>;
   stop(): Promise<void>;
 }
@@ -130,16 +137,21 @@ export function createRestService(opts: RestServiceOptions): RestService {
   const projections = projectionFeed(ctx, config);
   let server: RunningServer | null = null;
   let changes: ChangeSubscription | null = null;
-  return {
+  const service: RestService = {
     ctx,
     app,
     relay,
     projections,
-    async start(port = config.PORT) {
+    async migrate() {
       const applied = await migrate(config.DATABASE_URL, opts.name, opts.models, opts.migrations);
       if (applied.length) log.info({ applied }, 'migrations applied');
       await ensureProjections(ctx);
       await ensureConfigContextFunctions(ctx);
+      return applied;
+    },
+    async start(port = config.PORT) {
+      // a no-op after the migration job (one advisory lock per schema, umzug skips what is recorded)
+      await service.migrate();
       server = await listen(app, port, config.HOST);
       relay?.start();
       projections.start();
@@ -166,4 +178,5 @@ export function createRestService(opts: RestServiceOptions): RestService {
       await db.close();
     },
   };
+  return service;
 }

@@ -54,7 +54,7 @@ export const gatewayConfig = Joi.object<GatewayConfig>({
   EXEMPT_VIEW_PERMISSIONS: baseConfigSchema.EXEMPT_VIEW_PERMISSIONS,
   AMQP_URL: baseConfigSchema.AMQP_URL,
   TOKEN_CACHE_SECONDS: Joi.number().min(0).default(10),
-  SESSION_SECRET: Joi.string().min(16).optional(),
+  SESSION_SECRET: Joi.string().min(16).empty('').optional(),
   MAX_BODY_SIZE: baseConfigSchema.MAX_BODY_SIZE,
   TRUSTED_PROXIES: Joi.string()
     .allow('')

@@ -1,0 +1,40 @@
+#!/usr/bin/env node
+/**
+ * The image's entry point: runs the service named by the first argument or
+ * SERVICE (`gateway`, `users`, `ipam`, ...: `services/<name>/dist/main.js`),
+ * or `migrate` (deploy/migrate.js, the migration job). One image serves
+ * every Deployment (docs/decisions/021).
+ */
+'use strict';
+const fs = require('node:fs');
+const path = require('node:path');
+
+const ROOT = path.resolve(__dirname, '..');
+const SERVICES_DIR = path.join(ROOT, 'services');
+
+/** The names this tree answers to: `migrate` and every package under services/. */
+function entryNames() {
+  const services = fs.readdirSync(SERVICES_DIR).filter((n) => fs.existsSync(path.join(SERVICES_DIR, n, 'package.json')));
+  return ['migrate', ...services.sort()];
+}
+
+/** The script that `name` runs (a service's built main.js), or null when there is no such name. */
+function entryFor(name) {
+  if (name === 'migrate') return path.join(__dirname, 'migrate.js');
+  // a plain name only: never a path out of services/
+  if (typeof name !== 'string' || !/^[a-z][a-z0-9-]*$/.test(name)) return null;
+  if (!fs.existsSync(path.join(SERVICES_DIR, name, 'package.json'))) return null;
+  return path.join(SERVICES_DIR, name, 'dist', 'main.js');
+}
+
+if (require.main === module) {
+  const name = process.argv[2] || process.env.SERVICE;
+  const script = entryFor(name);
+  if (!script) {
+    process.stderr.write(`${name ? `unknown service "${name}"` : 'no service named'}: set SERVICE (or pass it as the argument) to one of ${entryNames().join(', ')}\n`);
+    process.exit(2);
+  }
+  require(script);
+}
+
+module.exports = { entryFor, entryNames };
