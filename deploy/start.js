@@ -23,7 +23,7 @@ const SERVICES = {
   circuits: () => require('@inventory/circuits').createService,
   virtualization: () => require('@inventory/virtualization').createService,
   ipam: () => (base) => { const i = require('@inventory/ipam'); return i.createService(readConfig(i.ipamConfig, { ...process.env, ...base })); },
-  extras: () => require('@inventory/extras').createService,
+  extras: () => (base) => { const e = require('@inventory/extras'); return e.createService(readConfig(e.extrasConfig, { ...process.env, ...base })); },
   webhooks: () => (base) => { const w = require('@inventory/webhooks'); return w.createService(readConfig(w.webhooksConfig, { ...process.env, ...base })); },
 };
 
@@ -62,6 +62,8 @@ async function main() {
   log.info({ kind: pg.kind, data: pg.dataDir }, 'PostgreSQL ready');
   log.info({ kind: rabbit.kind, url: rabbit.url.replace(/\/\/[^@/]*@/, '//'), data: rabbit.dataDir, ms: Date.now() - t0 }, 'RabbitMQ ready');
   const secret = process.env.INTERNAL_TOKEN_SECRET || persistentSecret(path.join(dataDir, 'internal-secret'));
+  // image attachments' files live beside the database's data unless MEDIA_ROOT says otherwise
+  process.env.MEDIA_ROOT ||= path.join(dataDir, 'media');
   const names = Object.keys(SERVICES);
   const ports = {};
   for (const n of names) ports[n] = await freePort();

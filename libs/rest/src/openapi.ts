@@ -1,7 +1,7 @@
 import { lookupsFor, type FilterDef } from '@inventory/filtering';
 import type { FieldDef } from './fields';
 import { titleName, type ModelDef } from './model';
-import { fieldsFor } from './serialize';
+import { fieldsFor, isTimestamp } from './serialize';
 
 type Schema = Record<string, unknown>;
 
@@ -56,6 +56,7 @@ function readSchema(field: FieldDef, local: Map<string, ModelDef>, brief: boolea
       };
     }
     case 'fk': {
+      if (field.plain) return n({ type: 'integer' });
       if (brief && field.readAs) return n({ type: field.readAs === 'id' ? 'integer' : 'string' });
       const target = local.get(field.to);
       const nested = target ? `Brief${schemaName(target)}` : null;
@@ -108,7 +109,8 @@ function objectSchema(model: ModelDef, local: Map<string, ModelDef>, mode: 'full
   for (const name of fieldsFor(model, mode)) {
     const field = model.fields[name];
     if (!field) {
-      properties[name] = { type: 'integer', readOnly: true };
+      // a brief form's timestamp (isTimestamp), else a count or `_depth`
+      properties[name] = isTimestamp(model, name) ? { type: 'string', format: 'date-time', nullable: true, readOnly: true } : { type: 'integer', readOnly: true };
       if (name === '_depth') required.push(name);
       continue;
     }

@@ -38,7 +38,8 @@ function optionType(field: FieldDef): string {
     case 'choice':
       return field.plain ? 'choice' : 'field';
     case 'fk':
-      return 'nested object';
+      // DRF's PrimaryKeyRelatedField reads as a plain field
+      return field.plain ? 'field' : 'nested object';
     case 'array':
       return 'list';
     case 'cidr':
