@@ -164,10 +164,15 @@ describe('journal entries through the gateway', () => {
     const options = await gw.options(J);
     expect(options.status).toBe(200);
     expect(options.body.actions.POST.kind.choices.map((c: Obj) => c.value)).toEqual(['info', 'success', 'warning', 'danger']);
-    expect((await gw.options(A)).body.actions.POST).toHaveProperty('content_type');
+    const post = (await gw.options(A)).body.actions.POST;
+    expect([post.content_type.required, post.image]).toEqual([true, { type: 'image upload', required: true, read_only: false, label: 'Image' }]);
     const schema = await gw.get('/api/schema/', { headers: { accept: 'application/json' } });
     expect(Object.keys(schema.body.paths)).toEqual(expect.arrayContaining([J, `${J}{id}/`, A, `${A}{id}/`]));
     expect(Object.keys(schema.body.components.schemas)).toEqual(expect.arrayContaining(['JournalEntry', 'ImageAttachment']));
+    // an image is sent as a file part: the schema says so
+    expect(Object.keys(schema.body.paths[A].post.requestBody.content)).toEqual(['application/json', 'multipart/form-data']);
+    expect(schema.body.components.schemas.ImageAttachmentRequest.properties.image).toEqual({ type: 'string', format: 'binary' });
+    expect(schema.body.components.schemas.ImageAttachmentRequest.required).toEqual(expect.arrayContaining(['content_type', 'object_id', 'image']));
   });
 });
 

@@ -56,6 +56,7 @@ export const imageAttachment: ModelDef = defineModel({
     image_height: f.integer({ readOnly: true, min: 0, max: 32767 }),
     image_width: f.integer({ readOnly: true, min: 0, max: 32767 }),
   },
+  uploads: ['image'],
   tags: false,
   customFields: false,
   brief: ['name', 'image'],
