@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, rmSync, existsSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, existsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { bootStack, Client, eventually, type Stack } from '@inventory/testkit';
@@ -271,6 +271,23 @@ describe('image attachments through the gateway', () => {
     expect([broken.status, typeof broken.body.detail]).toEqual([400, 'string']);
     expect(await count()).toBe(before);
     expect(storedFiles()).toEqual(files);
+  });
+
+  test('when /media/ is asked to write, to leave its folder, or for a file no attachment names, then it refuses', async () => {
+    const site = await newSite();
+    const r = await upload(imageForm({ content_type: 'dcim.site', object_id: site.id, name: 'guarded' }, { data: png(2, 2), name: 'a.png' }));
+    expect(r.status).toBe(201);
+    const head = await fetch(r.body.image, { method: 'HEAD', headers: { authorization: `Token ${KEY}` } });
+    expect([head.status, head.headers.get('content-type'), head.headers.get('content-length')]).toEqual([200, 'image/png', String(png(2, 2).length)]);
+    const write = await fetch(r.body.image, { method: 'PUT', headers: { authorization: `Token ${KEY}` }, body: 'x' });
+    expect([write.status, write.headers.get('allow')]).toEqual([405, 'GET, HEAD']);
+    for (const p of ['/media/image-attachments/..%2f..%2fetc%2fpasswd', '/media/image-attachments/%2e%2e/secret.png', '/media/other/a.png', '/media/image-attachments/nothing-here.png']) {
+      expect([p, (await fetchImage(`${base}${p}`)).status]).toEqual([p, 404]);
+    }
+    // a file in the folder that no attachment names is not served
+    writeFileSync(path.join(attachmentsDir, 'stray.png'), png(1, 1));
+    expect((await fetchImage(`${base}/media/image-attachments/stray.png`)).status).toBe(404);
+    rmSync(path.join(attachmentsDir, 'stray.png'));
   });
 
   test('when a write fails after its file was stored (the caller may not add it there), then the file is removed', async () => {

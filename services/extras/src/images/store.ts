@@ -83,8 +83,10 @@ export class MediaStore {
     }
     const old: string[] = [];
     for (const file of files) {
+      const stored = `${ATTACHMENT_DIR}/${file}`;
+      if (!this.pathOf(stored)) continue; // not a name this store makes: not ours to remove
       const stat = await fs.stat(path.join(dir, file)).catch(() => null);
-      if (stat?.isFile() && Date.now() - stat.mtimeMs > graceMs) old.push(`${ATTACHMENT_DIR}/${file}`);
+      if (stat?.isFile() && Date.now() - stat.mtimeMs > graceMs) old.push(stored);
     }
     if (!old.length) return [];
     const keep = await named(old);
