@@ -12,8 +12,7 @@ const SERVICES = {
   circuits: () => ({ schema: require('@inventory/core').baseConfig, create: require('@inventory/circuits').createService }),
   virtualization: () => ({ schema: require('@inventory/core').baseConfig, create: require('@inventory/virtualization').createService }),
   ipam: () => ({ schema: require('@inventory/ipam').ipamConfig, create: require('@inventory/ipam').createService }),
-  // extras reads the base variables (its extrasConfig is baseConfig)
-  extras: () => ({ schema: require('@inventory/core').baseConfig, create: require('@inventory/extras').createService }),
+  extras: () => ({ schema: require('@inventory/extras').extrasConfig, create: require('@inventory/extras').createService }),
   webhooks: () => ({ schema: require('@inventory/webhooks').webhooksConfig, create: require('@inventory/webhooks').createService }),
 };
 

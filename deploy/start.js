@@ -52,6 +52,8 @@ async function main() {
   log.info({ kind: pg.kind, data: pg.dataDir }, 'PostgreSQL ready');
   log.info({ kind: rabbit.kind, url: rabbit.url.replace(/\/\/[^@/]*@/, '//'), data: rabbit.dataDir, ms: Date.now() - t0 }, 'RabbitMQ ready');
   const secret = process.env.INTERNAL_TOKEN_SECRET || persistentSecret(path.join(dataDir, 'internal-secret'));
+  // image attachments' files live beside the database's data unless MEDIA_ROOT says otherwise
+  process.env.MEDIA_ROOT ||= path.join(dataDir, 'media');
   const names = SERVICE_NAMES;
   const ports = {};
   for (const n of names) ports[n] = await freePort();

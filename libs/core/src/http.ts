@@ -18,8 +18,10 @@ export const DEFAULT_MAX_BODY_SIZE = 10 * 1024 * 1024;
  * A body over `limit` is read to its end and dropped (the client's keep-alive
  * connection stays usable), then answered with 413.
  */
-export function jsonBody(limit = DEFAULT_MAX_BODY_SIZE) {
+export function jsonBody(limit = DEFAULT_MAX_BODY_SIZE, streamed?: (req: Request) => boolean) {
   return (req: Request, _res: Response, proceed: NextFunction): void => {
+    // a body its route reads as a stream (a multipart upload) is left unread
+    if (streamed?.(req)) return proceed();
     // stream events run outside the request's async context: re-enter it before going on
     const next = AsyncResource.bind(proceed) as NextFunction;
     const length = req.headers['content-length'];
@@ -132,6 +134,8 @@ export interface ServiceOptions {
   readiness?: ReadinessCheck[];
   /** Largest request body accepted (bytes); default DEFAULT_MAX_BODY_SIZE. */
   maxBodySize?: number;
+  /** Requests whose body a route reads itself, as a stream (an image upload): not read as JSON. */
+  streamedBody?: (req: Request) => boolean;
   /** Attach routes; called after the common middleware. */
   routes: (app: Express) => void;
 }
@@ -175,7 +179,7 @@ export function createApp(opts: ServiceOptions): Express {
       res.status(503).json({ status: 'unavailable', detail: (err as Error).message });
     }
   });
-  app.use(jsonBody(opts.maxBodySize));
+  app.use(jsonBody(opts.maxBodySize, opts.streamedBody));
   opts.routes(app);
   app.use(errorHandler(opts.log));
   return app;

@@ -14,7 +14,8 @@ export interface ContentType {
   service: string;
   /** Endpoint under /api/<app>/ (null for models without one). */
   endpoint: string | null;
-  features: { tags: boolean; custom_fields: boolean; contacts: boolean; events: boolean };
+  /** `journaling`: NetBox's JournalingMixin, part of every NetBoxModel (journal entries attach to these). */
+  features: { tags: boolean; custom_fields: boolean; contacts: boolean; events: boolean; journaling: boolean };
 }
 
 const APP_VERBOSE: Record<string, string> = {
@@ -129,7 +130,15 @@ const ROWS: Row[] = [
   ['extras.configtemplate', 'config template', 'extras', 'config-templates', 'te'],
   // ipam's FHRP group assignments: change-logged, without tags, custom fields or event rules (NetBox 3.7's ChangeLoggedModel)
   ['ipam.fhrpgroupassignment', 'FHRP group assignment', 'ipam', 'fhrp-group-assignments', ''],
+  ['extras.imageattachment', 'image attachment', 'extras', 'image-attachments', ''],
 ];
+
+/**
+ * Models with tags, custom fields and event rules that are not NetBox
+ * models (ChangeLoggedModels with those mixins): no journal. Every other
+ * such model is a NetBoxModel, whose feature set includes JournalingMixin.
+ */
+const NOT_JOURNALED = new Set(['extras.webhook', 'extras.journalentry', 'tenancy.contactassignment', 'circuits.circuittermination']);
 
 export const CONTENT_TYPES: ContentType[] = ROWS.map(([label, verbose_name, service, endpoint, flags], i) => {
   const [app_label, model] = label.split('.');
@@ -141,7 +150,13 @@ export const CONTENT_TYPES: ContentType[] = ROWS.map(([label, verbose_name, serv
     verbose_name,
     service,
     endpoint,
-    features: { tags: flags.includes('t'), custom_fields: flags.includes('c'), contacts: flags.includes('k'), events: flags.includes('e') },
+    features: {
+      tags: flags.includes('t'),
+      custom_fields: flags.includes('c'),
+      contacts: flags.includes('k'),
+      events: flags.includes('e'),
+      journaling: flags.includes('t') && flags.includes('c') && flags.includes('e') && !NOT_JOURNALED.has(label),
+    },
   };
 });
 

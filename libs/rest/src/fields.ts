@@ -102,6 +102,8 @@ export interface RelationField extends Base {
   hops?: Hop[];
   /** Brief form: this attribute of the target instead of its nested object (a rack reservation's user, by username). */
   readAs?: string;
+  /** Read as the bare id in every form (DRF's PrimaryKeyRelatedField: a journal entry's `created_by`). */
+  plain?: boolean;
 }
 
 /**

@@ -95,6 +95,13 @@ export interface ModelDef {
    */
   reads?: { label: string; keys?: string[] }[];
   readOnly: boolean;
+  /**
+   * Fields written as a file part of a multipart/form-data body (an image
+   * attachment's `image`), which the service's own route reads: declared
+   * read-only (a JSON body cannot set them), shown writable in OPTIONS and
+   * in the OpenAPI requests, which offer multipart/form-data.
+   */
+  uploads?: string[];
   /** Serialize/parse hooks for what is really the model's own. */
   hooks: ModelHooks;
   /** OPTIONS `description` / name overrides. */

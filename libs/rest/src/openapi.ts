@@ -1,7 +1,7 @@
 import { lookupsFor, type FilterDef } from '@inventory/filtering';
 import type { FieldDef } from './fields';
 import { titleName, type ModelDef } from './model';
-import { fieldsFor } from './serialize';
+import { fieldsFor, isTimestamp } from './serialize';
 
 type Schema = Record<string, unknown>;
 
@@ -56,6 +56,7 @@ function readSchema(field: FieldDef, local: Map<string, ModelDef>, brief: boolea
       };
     }
     case 'fk': {
+      if (field.plain) return n({ type: 'integer' });
       if (brief && field.readAs) return n({ type: field.readAs === 'id' ? 'integer' : 'string' });
       const target = local.get(field.to);
       const nested = target ? `Brief${schemaName(target)}` : null;
@@ -108,7 +109,8 @@ function objectSchema(model: ModelDef, local: Map<string, ModelDef>, mode: 'full
   for (const name of fieldsFor(model, mode)) {
     const field = model.fields[name];
     if (!field) {
-      properties[name] = { type: 'integer', readOnly: true };
+      // a brief form's timestamp (isTimestamp), else a count or `_depth`
+      properties[name] = isTimestamp(model, name) ? { type: 'string', format: 'date-time', nullable: true, readOnly: true } : { type: 'integer', readOnly: true };
       if (name === '_depth') required.push(name);
       continue;
     }
@@ -144,6 +146,12 @@ function requestSchema(model: ModelDef, partial: boolean): Schema {
   const properties: Record<string, Schema> = {};
   const required: string[] = [];
   for (const [name, field] of Object.entries(model.fields)) {
+    if (model.uploads?.includes(name)) {
+      // a file part of a multipart body
+      properties[name] = { type: 'string', format: 'binary' };
+      if (!partial) required.push(name);
+      continue;
+    }
     if (field.readOnly || field.virtual) continue;
     properties[name] = writeSchema(field);
     if (!partial && field.required && field.default === undefined) required.push(name);
@@ -259,6 +267,8 @@ export function modelOpenApi(model: ModelDef, area: string, local: Map<string, M
     },
   };
   const json = (schema: Schema) => ({ 'application/json': { schema } });
+  // a model with file fields also takes one object as multipart/form-data
+  const writes = (schema: Schema, one: Schema) => ({ ...json(schema), ...(model.uploads?.length ? { 'multipart/form-data': { schema: one } } : {}) });
   const one = { '200': { description: '', content: json(ref(name)) }, ...ERRORS, '404': { description: 'Not found', content: json(ref('Detail')) } };
   const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'integer' }, description: `A unique integer value identifying this ${model.verboseName}.` };
   const list = `/api/${area}/${model.endpoint}/`;
@@ -273,7 +283,7 @@ export function modelOpenApi(model: ModelDef, area: string, local: Map<string, M
             post: {
               operationId: op('post', 'create'),
               tags: [tag],
-              requestBody: { required: true, content: json({ oneOf: [ref(`${name}Request`), { type: 'array', items: ref(`${name}Request`) }] }) },
+              requestBody: { required: true, content: writes({ oneOf: [ref(`${name}Request`), { type: 'array', items: ref(`${name}Request`) }] }, ref(`${name}Request`)) },
               responses: { '201': { description: '', content: json({ oneOf: [ref(name), { type: 'array', items: ref(name) }] }) }, ...ERRORS },
             },
             put: {
@@ -301,8 +311,8 @@ export function modelOpenApi(model: ModelDef, area: string, local: Map<string, M
       ...(model.readOnly
         ? {}
         : {
-            put: { operationId: op('put', 'update'), tags: [tag], parameters: [idParam], requestBody: { required: true, content: json(ref(`${name}Request`)) }, responses: one },
-            patch: { operationId: op('patch', 'partial_update'), tags: [tag], parameters: [idParam], requestBody: { content: json(ref(`Patched${name}Request`)) }, responses: one },
+            put: { operationId: op('put', 'update'), tags: [tag], parameters: [idParam], requestBody: { required: true, content: writes(ref(`${name}Request`), ref(`${name}Request`)) }, responses: one },
+            patch: { operationId: op('patch', 'partial_update'), tags: [tag], parameters: [idParam], requestBody: { content: writes(ref(`Patched${name}Request`), ref(`Patched${name}Request`)) }, responses: one },
             delete: {
               operationId: op('delete', 'destroy'),
               tags: [tag],

@@ -38,7 +38,8 @@ function optionType(field: FieldDef): string {
     case 'choice':
       return field.plain ? 'choice' : 'field';
     case 'fk':
-      return 'nested object';
+      // DRF's PrimaryKeyRelatedField reads as a plain field
+      return field.plain ? 'field' : 'nested object';
     case 'array':
       return 'list';
     case 'cidr':
@@ -75,7 +76,8 @@ export function actionFields(model: ModelDef): Info {
   };
   for (const [name, field] of Object.entries(model.fields)) {
     if (field.writeOnly && field.type !== 'password') continue;
-    out[name] = fieldInfo(name, field);
+    // a file part (DRF's ImageField): written, and required, through a multipart body
+    out[name] = model.uploads?.includes(name) ? { type: 'image upload', required: true, read_only: false, label: fieldLabel(name, field) } : fieldInfo(name, field);
   }
   if (model.tags) {
     out.tags = { type: 'list', required: false, read_only: false, label: 'Tags', child: { type: 'nested object', required: true, read_only: false, label: 'Tags' } };

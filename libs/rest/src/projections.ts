@@ -135,10 +135,11 @@ export function projectionStatements(schema: string, p: Projected): string[] {
 
 const pgText = (s: string) => `'${s.replace(/'/g, "''")}'`;
 
+/** Creates the projections a service lacks: one round trip (extras projects every journaled model, some sixty tables). */
 export async function ensureProjections(ctx: ServiceContext): Promise<void> {
-  for (const p of projectedModels(ctx).values()) {
-    for (const statement of projectionStatements(ctx.name, p)) await ctx.db.query(sql`${raw(statement)}`);
-  }
+  const statements = [...projectedModels(ctx).values()].flatMap((p) => projectionStatements(ctx.name, p));
+  // no parameters: sent as one simple query, its statements run in order as one transaction
+  if (statements.length) await ctx.db.query(sql`${raw(statements.join(';\n'))}`);
 }
 
 /** The projection table of `label` in this service's schema, as SQL. */

@@ -92,10 +92,15 @@ export interface RepresentOptions {
   excludeConfigContext?: boolean;
 }
 
+/** `created` / `last_updated` of a model that keeps them: a brief form may show them (a journal entry's `created`). */
+export function isTimestamp(model: ModelDef, name: string): boolean {
+  return model.timestamps && (name === 'created' || name === 'last_updated');
+}
+
 /** Field names shown in a mode, in order. */
 export function fieldsFor(model: ModelDef, mode: Mode): string[] {
   if (mode === 'full') return Object.keys(model.fields).filter((n) => !model.fields[n].writeOnly);
-  return model.brief.filter((n) => n in model.fields || n in model.counts || n === '_depth');
+  return model.brief.filter((n) => n in model.fields || n in model.counts || n === '_depth' || isTimestamp(model, n));
 }
 
 /**
@@ -133,6 +138,7 @@ export async function represent(
       const field = model.fields[name];
       if (!field) return;
       if (field.type === 'fk') {
+        if (field.plain) return; // read as the id: nothing to look up
         const ids = rows.map((r) => r[`${name}_id`]).filter((v) => v !== null && v !== undefined) as number[];
         related.set(name, await nestedFor(ctx, field.to, ids, base, q));
       } else if (field.type === 'm2m') {
@@ -216,11 +222,16 @@ export async function represent(
       const field = model.fields[name];
       if (!field) {
         if (name === '_depth') rep._depth = row._depth;
+        else if (isTimestamp(model, name)) rep[name] = isoDateTime(row[name]);
         else if (name in model.counts && row[`__count_${name}`] !== undefined) rep[name] = Number(row[`__count_${name}`]);
         continue;
       }
       if (field.type === 'fk') {
         const id = row[`${name}_id`];
+        if (field.plain) {
+          rep[name] = id === null || id === undefined ? null : Number(id);
+          continue;
+        }
         const obj = id === null || id === undefined ? null : (related.get(name)?.get(Number(id)) ?? null);
         rep[name] = field.readAs && mode !== 'full' ? ((obj?.[field.readAs] as unknown) ?? null) : obj;
       } else if (field.type === 'm2m') {

@@ -30,6 +30,8 @@ export interface RestServiceOptions {
   routes?: (app: Express, ctx: ServiceContext) => void;
   /** Endpoints under /api/<area>/ that are not models but belong in the area listing. */
   extraEndpoints?: string[];
+  /** Requests whose body one of `routes` reads itself, as a stream (an image upload): not parsed as JSON. */
+  streamedBody?: (req: Request) => boolean;
   log?: Logger;
 }
 
@@ -55,13 +57,14 @@ export interface RestService {
 /** Paths that answer without an identity token. */
 const OPEN_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 /**
- * Paths a user identity may reach: the public API, and the admin pages the
- * gateway lets staff reach (/admin/...; the service checks staff again).
- * Everything else (/internal/*, and whatever else is not under /api/ or
- * /admin/) is for other services: it needs an identity with the service
- * claim. Case-insensitive, as routing is.
+ * Paths a user identity may reach: the public API, the admin pages the
+ * gateway lets staff reach (/admin/...; the service checks staff again) and
+ * uploaded files (/media/..., extras' image attachments). Everything else
+ * (/internal/*, and whatever else is not under those) is for other
+ * services: it needs an identity with the service claim. Case-insensitive,
+ * as routing is.
  */
-const PUBLIC_PATH = /^\/(api|admin)\//i;
+const PUBLIC_PATH = /^\/(api|admin|media)\//i;
 const SERVICE_ONLY = 'Internal endpoints accept only a service identity.';
 
 /** The change events that make cached tag and custom-field definitions stale. */
@@ -97,6 +100,7 @@ export function createRestService(opts: RestServiceOptions): RestService {
     log,
     queryCountHeader: config.QUERY_COUNT_HEADER,
     maxBodySize: config.MAX_BODY_SIZE,
+    streamedBody: opts.streamedBody,
     readiness: [
       () => db.ping(),
       async () => {

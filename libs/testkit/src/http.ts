@@ -24,6 +24,8 @@ export interface RequestOptions {
   body?: unknown;
   /** Raw body text (sent as is). */
   raw?: string;
+  /** A multipart/form-data body (fields and files, as pynetbox sends an upload): fetch writes the boundary. */
+  form?: FormData;
   headers?: Record<string, string>;
   identity?: Identity | null;
 }
@@ -63,8 +65,9 @@ export class Client {
       if (!this.defaults.audience) throw new Error(`Client for ${this.base}: no audience to mint the identity for (pass { audience } or use stack.client(service))`);
       headers[IDENTITY_HEADER] = mintIdentity(identity, this.defaults.audience, this.defaults.secret);
     }
-    let body: string | undefined;
-    if (opts.raw !== undefined) body = opts.raw;
+    let body: string | FormData | undefined;
+    if (opts.form !== undefined) body = opts.form;
+    else if (opts.raw !== undefined) body = opts.raw;
     else if (opts.body !== undefined) {
       body = JSON.stringify(opts.body);
       headers['content-type'] ??= 'application/json';

@@ -6,10 +6,15 @@ import { applyCustomFieldChanges } from './customfield-effects';
 import { mountContentTypes } from './contenttypes';
 import { LocalExtras } from './extras-local';
 import { mountExtrasInternal } from './internal';
-import { models, tag, customField, choiceSet } from './models';
+import { models, tag, customField, choiceSet, imageAttachment } from './models';
 import { migrations } from './migrations';
 import { changelog } from './changelog';
 import { mountConfigTemplateRender } from './config-templates';
+import { mediaSettings, type MediaSettings } from './config';
+import { attachImageHooks } from './images/hooks';
+import { mountImageRoutes, readsImageForm } from './images/routes';
+import { MediaStore } from './images/store';
+import { imageSweeper } from './images/sweep';
 
 /** Tags are counted where they are used: here and in every other service, one call each per page. */
 async function taggedItems(ctx: ServiceContext, q: Queryable, ids: number[]): Promise<Map<number, number>> {
@@ -31,7 +36,10 @@ export interface ExtrasOptions {
   changelogQueue?: string;
 }
 
-export function createService(config: BaseConfig, opts: ExtrasOptions = {}): RestService {
+export function createService(config: BaseConfig & Partial<MediaSettings>, opts: ExtrasOptions = {}): RestService {
+  const media = mediaSettings(config);
+  const store = new MediaStore(media.MEDIA_ROOT);
+  attachImageHooks(imageAttachment, store);
   // this process drops its own definitions at once (read your writes); every other process does on the change events
   for (const m of [tag, choiceSet]) m.hooks.afterCommit = async (ctx) => ctx.extras.invalidate();
   customField.hooks.afterCommit = async (ctx, changes) => {
@@ -51,22 +59,27 @@ export function createService(config: BaseConfig, opts: ExtrasOptions = {}): Res
     migrations,
     extras: (ctx) => new LocalExtras(ctx),
     extraEndpoints: ['content-types'],
+    streamedBody: readsImageForm,
     routes: (app, ctx) => {
       mountExtrasInternal(app, ctx);
       mountContentTypes(app, ctx);
       mountChoices(app, ctx);
       mountConfigTemplateRender(app, ctx);
+      mountImageRoutes(app, ctx, { model: imageAttachment, store, maxImageSize: media.MAX_IMAGE_SIZE });
     },
   });
   // the change log: consumed from every service's events once migrated and listening; stopped first
   const changeLog = changelog(service.ctx, config, config.CHANGELOG_RETENTION, opts.changelogQueue);
+  const sweeper = imageSweeper(service.ctx, imageAttachment, store);
   const { start, stop } = service;
   service.start = async (port) => {
     const server = await start(port);
     changeLog.start();
+    sweeper.start();
     return server;
   };
   service.stop = async () => {
+    sweeper.stop();
     await changeLog.stop();
     await stop();
   };

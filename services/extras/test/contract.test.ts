@@ -1,10 +1,16 @@
 import { bootStack, runModelContract, type Stack } from '@inventory/testkit';
+import type { RestService } from '@inventory/rest';
 import { createService as tenancy } from '@inventory/tenancy';
+import { bootstrapAdmin, createService as users } from '@inventory/users';
 import { createService as extras, extrasModels } from '@inventory/extras';
+import { contentType } from '@inventory/refs';
 
 let stack: Stack;
 beforeAll(async () => {
-  stack = await bootStack({ extras, tenancy });
+  // users: journal entries name their author; the first user (id 1) is the test identity's (a superuser named admin)
+  let usersService: RestService | undefined;
+  stack = await bootStack({ extras, tenancy, users: (c) => (usersService = users(c)) });
+  await bootstrapAdmin(usersService!, { SUPERUSER_NAME: 'admin', SUPERUSER_PASSWORD: 'admin-password-1', SUPERUSER_API_TOKEN: '0123456789abcdef0123456789abcdef01234567' });
 });
 afterAll(() => stack?.stop());
 
@@ -117,4 +123,53 @@ runModelContract('config template', {
     { body: { template_code: 'x' }, field: 'name' },
   ],
   brief: ['name'],
+});
+
+/** Made once per file: the tenants (tenancy, another service) the journal entries are written on. */
+let journaledTenants: Promise<number[]> | null = null;
+const theTenants = () =>
+  (journaledTenants ??= (async () => {
+    const ids: number[] = [];
+    for (const n of [1, 2]) {
+      const t = await stack.client('tenancy').post('/api/tenancy/tenants/', { name: `Journaled tenant ${n}`, slug: `journaled-tenant-${n}` });
+      if (t.status !== 201) throw new Error(`tenant: ${t.text}`);
+      ids.push(t.body.id as number);
+    }
+    return ids;
+  })());
+
+runModelContract('journal entry', {
+  stack: () => stack,
+  service: 'extras',
+  model: extrasModels.journalEntry,
+  path: '/api/extras/journal-entries/',
+  schema: 'JournalEntry',
+  make: async (i) => {
+    const tenants = await theTenants();
+    return { assigned_object_type: 'tenancy.tenant', assigned_object_id: tenants[i % 2], kind: ['info', 'success', 'warning', 'danger'][i % 4], comments: `Entry ${i}` };
+  },
+  patch: { comments: 'patched', kind: 'danger' },
+  badPatch: { kind: 'critical' },
+  invalid: [
+    { body: { assigned_object_type: 'tenancy.tenant', assigned_object_id: 1 }, field: 'comments' },
+    { body: { assigned_object_id: 1, comments: 'no type' }, field: 'assigned_object_type' },
+    { body: { assigned_object_type: 'tenancy.tenant', comments: 'no id' }, field: 'assigned_object_id' },
+    { body: { assigned_object_type: 'nope.nope', assigned_object_id: 1, comments: 'bad type' }, field: 'assigned_object_type' },
+    { body: { assigned_object_type: 'tenancy.tenant', assigned_object_id: 999999, comments: 'no such tenant' }, field: 'non_field_errors' },
+  ],
+  brief: ['created'],
+  choices: ['kind'],
+  targets: { 'auth.user': (i) => ({ username: `journalist-${i}`, password: 'journalist-password-1' }) },
+  filters: [
+    { query: () => 'kind=danger', expect: (o) => o.filter((x) => x.kind.value === 'danger') },
+    { query: (o) => `assigned_object_id=${o[0].assigned_object_id}`, expect: (o) => o.filter((x) => x.assigned_object_id === o[0].assigned_object_id) },
+    { query: () => 'assigned_object_type=tenancy.tenant', expect: (o) => o },
+    { query: () => `assigned_object_type_id=${contentType('tenancy.tenant')!.id}`, expect: (o) => o },
+    { query: () => `assigned_object_type_id=${contentType('dcim.site')!.id}`, expect: () => [] },
+    { query: () => 'created_by_id=1', expect: (o) => o },
+    { query: () => 'created_by=admin', expect: (o) => o },
+    { query: () => 'created_after=2000-01-01T00:00:00Z', expect: (o) => o },
+    { query: () => 'created_before=2000-01-01T00:00:00Z', expect: () => [] },
+    { query: (o) => `q=${encodeURIComponent(o[2].comments)}`, expect: (o) => o.filter((x) => x.comments === o[2].comments) },
+  ],
 });

@@ -10,6 +10,7 @@ import { docsAssets, mountDocs } from './docs';
 import { wantsHtml } from './html';
 import { IdentityMinter } from './identity';
 import { mountInternal } from './internal';
+import { mountMedia } from './media';
 import { mountPages } from './pages';
 import { createServiceProxies } from './proxy';
 import { trailingSlash } from './redirect';
@@ -87,8 +88,10 @@ export function createGateway(config: GatewayConfig, opts: { log?: Logger } = {}
   app.use(trailingSlash());
   mountPages(app, { sessions, refs, minter, usersUrl: urls.users, publicUrl: config.PUBLIC_URL, log, onUsersWrite: () => drop({}) });
   mountAdminPages(app, { sessions, verifier: tokens, proxies, urls, publicUrl: config.PUBLIC_URL });
+  const auth = authenticate(tokens, config.LOGIN_REQUIRED, sessions);
+  mountMedia(app, { authenticate: auth, proxies, urls });
   app.use((req, _res, next) => next(req.path.startsWith('/api/') ? undefined : new NotFound()));
-  app.use(authenticate(tokens, config.LOGIN_REQUIRED, sessions));
+  app.use(auth);
 
   mountRoot(app, config.PUBLIC_URL, pages);
   mountStatus(app, urls, refs, pages);

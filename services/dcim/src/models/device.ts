@@ -86,6 +86,8 @@ export const device: ModelDef = defineModel({
     afterCreate: (ids, _columns, wctx) => instantiateComponents(ids, wctx),
     afterUpdate: (id, columns, existing, wctx) => moveChildren(id, columns, existing, wctx),
     decorate: (rows, out, c) => decorateDevices(rows, out, c),
+    // what other services keep of a device (a journal entry's assigned object) is the seed's nested device too
+    nested: (n) => ({ ...n, display_name: n.display }),
   },
   contacts: true,
   // the config contexts matching the device (its site's region and group at any depth, site, location, type, role, platform, cluster and its type and group, tenant and its group, tags)

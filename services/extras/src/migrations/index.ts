@@ -8,6 +8,8 @@ import { outboxIndexes } from './0006_outbox_indexes';
 import { outboxReference } from './0007_outbox_reference';
 import { configContexts } from './0008_config_contexts';
 import { outboxJson } from './0009_outbox_json';
+import { journalEntries } from './0010_journal_entries';
+import { imageAttachments } from './0011_image_attachments';
 
 /** In order; each entry is frozen once released (docs/decisions/005-frozen-migrations.md). */
-export const migrations: Migration[] = [initial, indexNames, objectVersions, objectChanges, outbox, outboxIndexes, outboxReference, configContexts, outboxJson];
+export const migrations: Migration[] = [initial, indexNames, objectVersions, objectChanges, outbox, outboxIndexes, outboxReference, configContexts, outboxJson, journalEntries, imageAttachments];
