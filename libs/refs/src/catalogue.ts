@@ -129,6 +129,11 @@ const ROWS: Row[] = [
   ['extras.configtemplate', 'config template', 'extras', 'config-templates', 'te'],
   // ipam's FHRP group assignments: change-logged, without tags, custom fields or event rules (NetBox 3.7's ChangeLoggedModel)
   ['ipam.fhrpgroupassignment', 'FHRP group assignment', 'ipam', 'fhrp-group-assignments', ''],
+  // the rest of extras (issue 13): change-logged, as NetBox 3.7's ChangeLoggedModel; bookmarks are plain models there
+  ['extras.customlink', 'custom link', 'extras', 'custom-links', 'e'],
+  ['extras.exporttemplate', 'export template', 'extras', 'export-templates', 'e'],
+  ['extras.savedfilter', 'saved filter', 'extras', 'saved-filters', 'e'],
+  ['extras.bookmark', 'bookmark', 'extras', 'bookmarks', ''],
 ];
 
 export const CONTENT_TYPES: ContentType[] = ROWS.map(([label, verbose_name, service, endpoint, flags], i) => {

@@ -9,6 +9,7 @@ import { mountExtrasInternal } from './internal';
 import { models, tag, customField, choiceSet } from './models';
 import { migrations } from './migrations';
 import { changelog } from './changelog';
+import { bookmarkFollower } from './bookmark-follower';
 import { mountConfigTemplateRender } from './config-templates';
 
 /** Tags are counted where they are used: here and in every other service, one call each per page. */
@@ -59,7 +60,7 @@ export function createService(config: BaseConfig, opts: ExtrasOptions = {}): Res
     },
   });
   // the change log: consumed from every service's events once migrated and listening; stopped first
-  const changeLog = changelog(service.ctx, config, config.CHANGELOG_RETENTION, opts.changelogQueue);
+  const changeLog = changelog(service.ctx, config, config.CHANGELOG_RETENTION, opts.changelogQueue, [bookmarkFollower(service.ctx)]);
   const { start, stop } = service;
   service.start = async (port) => {
     const server = await start(port);

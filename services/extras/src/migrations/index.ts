@@ -8,6 +8,7 @@ import { outboxIndexes } from './0006_outbox_indexes';
 import { outboxReference } from './0007_outbox_reference';
 import { configContexts } from './0008_config_contexts';
 import { outboxJson } from './0009_outbox_json';
+import { lists } from './0012_lists';
 
 /** In order; each entry is frozen once released (docs/decisions/005-frozen-migrations.md). */
-export const migrations: Migration[] = [initial, indexNames, objectVersions, objectChanges, outbox, outboxIndexes, outboxReference, configContexts, outboxJson];
+export const migrations: Migration[] = [initial, indexNames, objectVersions, objectChanges, outbox, outboxIndexes, outboxReference, configContexts, outboxJson, lists];
