@@ -1,7 +1,7 @@
 import { ValidationError } from '@inventory/core';
 import { contentType, contentTypeById } from '@inventory/refs';
 import { sql, type FilterDef } from '@inventory/filtering';
-import { absoluteUrls, defineModel, f, nestedFor, type ModelDef, type Row } from '@inventory/rest';
+import { absoluteUrls, defineModel, f, nestedFor, projectedModels, resolveRefs, type ModelDef, type Row } from '@inventory/rest';
 
 /** Models with NetBox's full feature set (bookmarks among them): those with custom fields, outside extras. */
 const bookmarkable = (label: string) => {
@@ -64,9 +64,15 @@ export const bookmark: ModelDef = defineModel({
       if (!('object_type' in columns) && !('object_id' in columns)) return;
       const type = String(columns.object_type ?? existing?.object_type);
       const id = Number(columns.object_id ?? existing?.object_id);
-      // the object's nested form, urls relative (rebased on read): its owner's answer, or this service's copy
+      const missing = `Related object not found using the provided numeric ID: ${id}`;
+      // an object extras keeps a copy of (a site, a tenant) may be newer than the copy: the owner is asked on a miss, and the copy kept
+      if (projectedModels(wctx.service).has(type)) {
+        const [resolved] = await resolveRefs(wctx.service, type, [id], wctx.tx);
+        if ('error' in resolved) throw ValidationError.field('object_id', missing);
+      }
+      // the object's nested form, urls relative (rebased on read): this service's copy, or its owner's answer
       const found = (await nestedFor(wctx.service, type, [id], '', wctx.tx)).get(id);
-      if (!found) throw ValidationError.field('object_id', `Related object not found using the provided numeric ID: ${id}`);
+      if (!found) throw ValidationError.field('object_id', missing);
       columns.object = found;
     },
     decorate(_rows, out, { base }) {
