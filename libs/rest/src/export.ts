@@ -26,8 +26,8 @@ import type { Row } from './types';
  * statement), then each chunk's rows and representation (a fixed number of
  * statements per chunk). CSV is written as each chunk is ready; a template
  * needs every object at once (`queryset` may be read in any order, counted,
- * joined), so its context holds them all: about 2 KB per device
- * (docs/decisions/020).
+ * joined), so its context holds them all: about 0.9 KB per device in full,
+ * less with `fields=` (docs/decisions/020).
  */
 
 export const EXPORT_TEMPLATE_LABEL = 'extras.exporttemplate';
@@ -115,7 +115,9 @@ export async function sendExport(ctx: ServiceContext, model: ModelDef, res: Resp
   if (target.kind === 'csv') return streamCsv(ctx, model, res, q);
   const { template } = target;
   const queryset: PyObject[] = [];
-  for await (const reps of representations(ctx, model, q)) for (const rep of reps) queryset.push(templateObject(model, rep));
+  // a site shared by 10,000 devices is one object, not 10,000
+  const shared = new Map<string, PyObject>();
+  for await (const reps of representations(ctx, model, q)) for (const rep of reps) queryset.push(templateObject(model, rep, shared));
   let output: string;
   try {
     output = await renderJinja(template.template_code, { queryset });
@@ -209,11 +211,16 @@ async function streamCsv(ctx: ServiceContext, model: ModelDef, res: Response, q:
 
 /* ---- template context ---- */
 
-/** A related object as a model instance: its nested attributes, printed as its display. */
-function related(value: unknown, kind: string): unknown {
+/** A related object as a model instance: its nested attributes, printed as its display; one instance per object when `shared` is given. */
+function related(value: unknown, kind: string, shared?: Map<string, PyObject>): unknown {
   if (!value || typeof value !== 'object' || Array.isArray(value)) return value ?? null;
   const o = value as Row;
-  return new PyObject({ pk: o.id, ...o }, String(o.display ?? ''), kind);
+  const key = `${kind}:${String(o.url ?? o.id)}`;
+  const known = shared?.get(key);
+  if (known) return known;
+  const made = PyObject.of({ pk: o.id, ...o }, String(o.display ?? ''), kind);
+  shared?.set(key, made);
+  return made;
 }
 
 /** The class name Python's repr shows (`<Device: r1>`). */
@@ -225,17 +232,16 @@ const className = (label: string) => (label.split('.')[1] ?? label).replace(/^./
  * not `{value, label}`), `{{ device.site }}` (the site's name) and
  * `{{ device.site.slug }}`, `{{ device.tags }}`, `{{ device.cf.x }}`.
  */
-export function templateObject(model: ModelDef, rep: Row): PyObject {
-  const attrs: Row = { pk: rep.id };
+export function templateObject(model: ModelDef, rep: Row, shared?: Map<string, PyObject>): PyObject {
+  // made whole by one spread, then values replaced in place: adding fifty keys one by one would leave V8's fast properties (5x the memory)
+  const attrs: Row = { pk: rep.id, ...rep, cf: rep.custom_fields };
   for (const [key, value] of Object.entries(rep)) {
     const field = model.fields[key];
     if (field?.type === 'choice' && !field.plain) attrs[key] = value && typeof value === 'object' ? (value as Row).value : value;
-    else if (field?.type === 'fk') attrs[key] = related(value, className(field.to));
-    else if (field?.type === 'm2m' && Array.isArray(value)) attrs[key] = value.map((v) => related(v, className(field.to)));
-    else if (field?.type === 'generic') attrs[key] = related(value, 'object');
-    else if (key === 'tags' && Array.isArray(value)) attrs[key] = value.map((t) => related(t, 'Tag'));
-    else attrs[key] = value;
+    else if (field?.type === 'fk') attrs[key] = related(value, className(field.to), shared);
+    else if (field?.type === 'm2m' && Array.isArray(value)) attrs[key] = value.map((v) => related(v, className(field.to), shared));
+    else if (field?.type === 'generic') attrs[key] = related(value, 'object', shared);
+    else if (key === 'tags' && Array.isArray(value)) attrs[key] = value.map((t) => related(t, 'Tag', shared));
   }
-  if (rep.custom_fields && typeof rep.custom_fields === 'object') attrs.cf = rep.custom_fields;
-  return new PyObject(attrs, String(rep.display ?? ''), className(model.label));
+  return PyObject.of(attrs, String(rep.display ?? ''), className(model.label));
 }

@@ -1,7 +1,7 @@
 import { PyObject, pyStr, renderJinja } from '@inventory/templates';
 
-const site = new PyObject({ id: 7, name: 'DC1', slug: 'dc1' }, 'DC1', 'Site');
-const device = new PyObject({ id: 1, name: 'r1', status: 'active', site, tenant: null, tags: [new PyObject({ name: 'core' }, 'core', 'Tag')] }, 'r1', 'Device');
+const site = PyObject.of({ id: 7, name: 'DC1', slug: 'dc1' }, 'DC1', 'Site');
+const device = PyObject.of({ id: 1, name: 'r1', status: 'active', site, tenant: null, tags: [PyObject.of({ name: 'core' }, 'core', 'Tag')] }, 'r1', 'Device');
 
 describe('a model instance in a template', () => {
   test('when an object or a related object is printed, then it prints as its str(), and its attributes read as a dict\'s keys', async () => {
