@@ -11,9 +11,10 @@ export interface PermissionSettings {
 /** Models that `*` does not exempt (NetBox: only an explicit entry exempts them). */
 const NEVER_EXEMPT_BY_STAR = new Set(['auth.group', 'auth.user', 'users.group', 'users.user', 'extras.configrevision', 'users.objectpermission', 'users.token']);
 
-/** Every authenticated user may manage their own tokens (NetBox DEFAULT_PERMISSIONS). */
+/** Every authenticated user may manage their own tokens and bookmarks (NetBox DEFAULT_PERMISSIONS). */
 const DEFAULT_PERMISSIONS: GrantedPermission[] = [
   { object_types: ['users.token'], actions: ['view', 'add', 'change', 'delete'], constraints: { user: '$user' } },
+  { object_types: ['extras.bookmark'], actions: ['view', 'add', 'change', 'delete'], constraints: { user: '$user' } },
 ];
 
 export function parseExemptList(value: string): string[] {

@@ -131,6 +131,11 @@ const ROWS: Row[] = [
   // ipam's FHRP group assignments: change-logged, without tags, custom fields or event rules (NetBox 3.7's ChangeLoggedModel)
   ['ipam.fhrpgroupassignment', 'FHRP group assignment', 'ipam', 'fhrp-group-assignments', ''],
   ['extras.imageattachment', 'image attachment', 'extras', 'image-attachments', ''],
+  // the rest of extras (issue 13): change-logged, as NetBox 3.7's ChangeLoggedModel; bookmarks are plain models there
+  ['extras.customlink', 'custom link', 'extras', 'custom-links', 'e'],
+  ['extras.exporttemplate', 'export template', 'extras', 'export-templates', 'e'],
+  ['extras.savedfilter', 'saved filter', 'extras', 'saved-filters', 'e'],
+  ['extras.bookmark', 'bookmark', 'extras', 'bookmarks', ''],
 ];
 
 /**

@@ -102,8 +102,12 @@ export interface RelationField extends Base {
   hops?: Hop[];
   /** Brief form: this attribute of the target instead of its nested object (a rack reservation's user, by username). */
   readAs?: string;
-  /** Read as the bare id in every form (DRF's PrimaryKeyRelatedField: a journal entry's `created_by`). */
-  plain?: boolean;
+  /**
+   * Read and written as the bare primary key in every mode, as a stock DRF
+   * PrimaryKeyRelatedField (a saved filter's `user`): no nested object, and
+   * an attribute set is refused.
+   */
+  pk?: boolean;
 }
 
 /**

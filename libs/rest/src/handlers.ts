@@ -22,6 +22,8 @@ import { runWrite, type Respond, type WriteResult } from './unit-of-work';
 import { baseUrl } from './urls';
 import { notADict, prepare, insertMany, update, remove, type Prepared } from './write';
 import { uniqueErrors } from './unique';
+import { exportTarget, sendExport } from './export';
+import { LIST_ACTION_PARAMS, withSavedFilters } from './saved-filters';
 
 /** One handler per verb of a model's list and detail endpoints; each write runs in `runWrite`. */
 export interface ModelHandlers {
@@ -72,15 +74,27 @@ export function modelHandlers(ctx: ServiceContext, model: ModelDef): ModelHandle
 
   return {
     async list(req, res) {
-      const scope = requirePermission(ctx, model, identityOf(res), 'view');
+      const identity = identityOf(res);
+      const scope = requirePermission(ctx, model, identity, 'view');
       const url = requestUrl(req, base(req));
       const params = url.searchParams;
-      const defs = cachedFilters(ctx, model, model.customFields ? await ctx.extras.customFields(model.label) : []);
+      // ?export=<name>: the template is found before the filters are read (none of that name: 404), as NetBox does
+      const exporting = params.has('export') ? await exportTarget(ctx, model, params.get('export') ?? '') : null;
+      const generated = cachedFilters(ctx, model, model.customFields ? await ctx.extras.customFields(model.label) : []);
+      const defs = model.callerFilters ? [...generated, ...model.callerFilters(identity)] : generated;
       // a model's own filter named like a read option (an ASN range's `start`) wins over it: NetBox 3.7's filter comes first
       const shadowed = READ_OPTION_PARAMS.filter((p) => defs.some((d) => d.name === p));
-      const reserved = shadowed.length ? READ_OPTION_PARAMS.filter((p) => !shadowed.includes(p)) : READ_OPTION_PARAMS;
-      const filter = await buildFilter(defs, params, { strict: ctx.settings.strictFiltering, extraReserved: reserved });
+      const reserved = [...(shadowed.length ? READ_OPTION_PARAMS.filter((p) => !shadowed.includes(p)) : READ_OPTION_PARAMS), ...LIST_ACTION_PARAMS];
+      // ?filter= / ?filter_id=: the saved filters' parameters join the request's (saved-filters.ts)
+      const filterParams = await withSavedFilters(ctx, model, params, identity);
+      const filter = await buildFilter(defs, filterParams, { strict: ctx.settings.strictFiltering, extraReserved: reserved });
       if (filter.ignored.length) res.setHeader('X-Ignored-Parameters', ignoredHeader(filter.ignored));
+      if (exporting) {
+        const select = parseFieldSelection(params);
+        const mode = select ? 'full' : wantsBrief(params) ? 'brief' : 'full';
+        const order = orderBy(ctx, model, params.get('ordering'));
+        return sendExport(ctx, model, res, exporting, { where: and([filter.where, scope]), order, base: base(req), mode, select });
+      }
       // fields=, omit=, count=false, start=, cursor= (read-options.ts); without them, NetBox 3.7's list as it was
       const options = parseReadOptions(shadowed.length ? withoutParams(params, shadowed) : params);
       if (options) return sendJson(res, 200, await listWithOptions(ctx, model, { url, where: and([filter.where, scope]), base: base(req), options }));

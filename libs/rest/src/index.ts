@@ -42,4 +42,6 @@ export * from './contact-filters';
 export * from './config-context';
 export * from './config-templates';
 export * from './network';
+export * from './saved-filters';
+export * from './export';
 export { createObjects } from './handlers';

@@ -138,7 +138,11 @@ export function mountInternal(app: Express, ctx: ServiceContext): void {
     const paths: Record<string, unknown> = {};
     const schemas: Record<string, unknown> = { ...COMMON_SCHEMAS };
     for (const m of ctx.models.values()) {
-      const defs = filtersFor(ctx, m, m.customFields ? await ctx.extras.customFields(m.label) : []);
+      const defs = [
+        ...filtersFor(ctx, m, m.customFields ? await ctx.extras.customFields(m.label) : []),
+        // filters that depend on the caller are documented as an anonymous caller has them
+        ...(m.callerFilters?.({ user: null, token: null, permissions: [] }) ?? []),
+      ];
       const doc = modelOpenApi(m, areaOf(m, ctx), ctx.models, defs);
       Object.assign(paths, doc.paths);
       Object.assign(schemas, doc.schemas);

@@ -1,4 +1,5 @@
-import type { FilterDef } from '@inventory/filtering';
+import type { Identity } from '@inventory/auth';
+import type { FilterDef, Sql } from '@inventory/filtering';
 import type { FieldDef } from './fields';
 import type { Change, Row, Touched, WriteContext } from './types';
 import type { ServiceContext } from './registry';
@@ -86,6 +87,18 @@ export interface ModelDef {
   filters?: (ctx: ServiceContext, model: ModelDef) => FilterDef[];
   /** Filters to leave out of the generated ones. */
   skipFilters?: string[];
+  /**
+   * Filters whose meaning depends on who asks (a saved filter's `usable`):
+   * added to the generated ones per request; documented as the anonymous
+   * caller's.
+   */
+  callerFilters?: (identity: Identity) => FilterDef[];
+  /**
+   * The rows a caller may reach at all, beyond object permissions (SQL over
+   * alias `t`): a private saved filter is its owner's. Applied to every
+   * action, as part of the permitted scope.
+   */
+  visibleTo?: (identity: Identity) => Sql;
   /** NetBox's Contacts filters, for a model of another service than tenancy (whose assignments it projects). */
   contacts?: boolean;
   /**

@@ -56,7 +56,7 @@ function readSchema(field: FieldDef, local: Map<string, ModelDef>, brief: boolea
       };
     }
     case 'fk': {
-      if (field.plain) return n({ type: 'integer' });
+      if (field.pk) return n({ type: 'integer' });
       if (brief && field.readAs) return n({ type: field.readAs === 'id' ? 'integer' : 'string' });
       const target = local.get(field.to);
       const nested = target ? `Brief${schemaName(target)}` : null;
@@ -84,6 +84,7 @@ function writeSchema(field: FieldDef): Schema {
   const n = (s: Schema): Schema => (field.nullable ? { ...s, nullable: true } : s);
   switch (field.type) {
     case 'fk':
+      if (field.pk) return n({ type: 'integer' });
       return n({ oneOf: [{ type: 'integer' }, { type: 'object', additionalProperties: true }] });
     case 'm2m':
       if (field.write === 'slug') return { type: 'array', items: { type: 'string' } };
@@ -217,6 +218,37 @@ const READ_PARAMETERS: Schema[] = [
   },
 ];
 
+/** Saved filters and exports, on every list (saved-filters.ts, export.ts). */
+const LIST_ACTION_PARAMETERS: Schema[] = [
+  {
+    name: 'filter_id',
+    in: 'query',
+    required: false,
+    description:
+      "Saved filters by id (repeatable): their parameters are added to the query's. Each must be enabled, be for this model and be shared or the caller's; otherwise a 400 names it.",
+    schema: { type: 'array', items: { type: 'integer' } },
+    explode: true,
+    style: 'form',
+  },
+  {
+    name: 'filter',
+    in: 'query',
+    required: false,
+    description: 'Saved filters by slug (repeatable), as `filter_id`.',
+    schema: { type: 'array', items: { type: 'string' } },
+    explode: true,
+    style: 'form',
+  },
+  {
+    name: 'export',
+    in: 'query',
+    required: false,
+    description:
+      "Every matching object (no paging) rendered by the export template of this name for this model (404 when there is none), answered with the template's MIME type, as an attachment when the template says so. Empty or `table`: CSV of the list's fields.",
+    schema: { type: 'string' },
+  },
+];
+
 /** Query parameters of a list endpoint: every filter and each of its lookups. */
 export function listParameters(filters: FilterDef[]): Schema[] {
   const params: Schema[] = [
@@ -226,6 +258,7 @@ export function listParameters(filters: FilterDef[]): Schema[] {
     { name: 'brief', in: 'query', required: false, description: 'Return the minimal representation.', schema: { type: 'boolean' } },
     { name: 'exclude', in: 'query', required: false, schema: { type: 'string' } },
     ...READ_PARAMETERS,
+    ...LIST_ACTION_PARAMETERS,
   ];
   const seen = new Set(params.map((p) => p.name));
   for (const def of filters) {

@@ -38,8 +38,8 @@ function optionType(field: FieldDef): string {
     case 'choice':
       return field.plain ? 'choice' : 'field';
     case 'fk':
-      // DRF's PrimaryKeyRelatedField reads as a plain field
-      return field.plain ? 'field' : 'nested object';
+      // DRF's PrimaryKeyRelatedField is a plain field in OPTIONS
+      return field.pk ? 'field' : 'nested object';
     case 'array':
       return 'list';
     case 'cidr':

@@ -110,6 +110,11 @@ function deriveProjected(service: string, models: Map<string, ModelDef>): Map<st
       if (allowed) for (const ct of CONTENT_TYPES) if (allowed(ct.label)) want(ct.label);
     }
   }
+  // every list applies saved filters and export templates (extras'), read locally
+  if (models.size) {
+    want('extras.savedfilter');
+    want('extras.exporttemplate');
+  }
   return out;
 }
 

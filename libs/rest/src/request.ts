@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import { NotFound, NotAuthenticated, PermissionDenied } from '@inventory/core';
 import { type Action, type Identity, authorize } from '@inventory/auth';
-import type { Sql } from '@inventory/filtering';
+import { type Sql, and } from '@inventory/filtering';
 import { constraintSql } from './constraints';
 import type { ModelDef } from './model';
 import type { ServiceContext } from './registry';
@@ -17,7 +17,8 @@ export function requirePermission(ctx: ServiceContext, model: ModelDef, identity
   if (action !== 'view' && identity.token && !identity.token.write_enabled) throw new PermissionDenied();
   const auth = authorize(identity, model.label, action, ctx.settings);
   if (!auth.allowed) throw identity.user ? new PermissionDenied() : new NotAuthenticated();
-  return constraintSql(ctx, model, auth.constraints);
+  const scope = constraintSql(ctx, model, auth.constraints);
+  return model.visibleTo ? and([scope, model.visibleTo(identity)]) : scope;
 }
 
 /** `brief` with any non-empty value, as NetBox (quirk Q1). */

@@ -138,7 +138,7 @@ export async function represent(
       const field = model.fields[name];
       if (!field) return;
       if (field.type === 'fk') {
-        if (field.plain) return; // read as the id: nothing to look up
+        if (field.pk) return;
         const ids = rows.map((r) => r[`${name}_id`]).filter((v) => v !== null && v !== undefined) as number[];
         related.set(name, await nestedFor(ctx, field.to, ids, base, q));
       } else if (field.type === 'm2m') {
@@ -226,12 +226,11 @@ export async function represent(
         else if (name in model.counts && row[`__count_${name}`] !== undefined) rep[name] = Number(row[`__count_${name}`]);
         continue;
       }
-      if (field.type === 'fk') {
+      if (field.type === 'fk' && field.pk) {
         const id = row[`${name}_id`];
-        if (field.plain) {
-          rep[name] = id === null || id === undefined ? null : Number(id);
-          continue;
-        }
+        rep[name] = id === null || id === undefined ? null : Number(id);
+      } else if (field.type === 'fk') {
+        const id = row[`${name}_id`];
         const obj = id === null || id === undefined ? null : (related.get(name)?.get(Number(id)) ?? null);
         rep[name] = field.readAs && mode !== 'full' ? ((obj?.[field.readAs] as unknown) ?? null) : obj;
       } else if (field.type === 'm2m') {

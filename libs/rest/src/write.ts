@@ -41,6 +41,12 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
+/** DRF's PrimaryKeyRelatedField: an integer (or a numeric string) only. */
+function pkShapeError(value: unknown): string | null {
+  if ((typeof value === 'number' && Number.isSafeInteger(value)) || (typeof value === 'string' && /^\d{1,15}$/.test(value))) return null;
+  return `Incorrect type. Expected pk value, received ${pyType(value)}.`;
+}
+
 export function notADict(value: unknown): ValidationError {
   return new ValidationError({ non_field_errors: [`Invalid data. Expected a dictionary, but got ${pyType(value)}.`] });
 }
@@ -95,14 +101,14 @@ export async function prepare(
         else errs[name] = ['This field may not be null.'];
         continue;
       }
-      const problem = refShapeError(value);
+      const problem = field.pk ? pkShapeError(value) : refShapeError(value);
       if (problem) {
         errs[name] = [problem];
         continue;
       }
       relationTasks.push(() =>
         memo(wctx, `ref:${field.to}:${JSON.stringify(value)}`, () => resolveRefs(ctx, field.to, [value], wctx.tx)).then(([r]) => {
-          if ('error' in r) errs[name] = [r.error];
+          if ('error' in r) errs[name] = [field.pk ? `Invalid pk "${String(value)}" - object does not exist.` : r.error];
           else columns[column!] = r.id;
         }),
       );

@@ -2,3 +2,4 @@ export * from './jinja';
 export * from './pyvalues';
 export * from './filters';
 export * from './config';
+export * from './pyobject';

@@ -5,6 +5,8 @@
  * condition language's `eq`, `in`, `contains`).
  */
 
+import { PyObject } from './pyobject';
+
 export interface DumpsOptions {
   /** `sort_keys=True` (Jinja's `tojson` policy). */
   sortKeys?: boolean;
@@ -72,15 +74,17 @@ function pyNumber(n: number, nan: string, inf: string): string {
   return String(n);
 }
 
-/** Python's `str(value)`: what Jinja prints for `{{ value }}` (`None`, `True`, `['a', 'b']`, `{'k': 1}`). */
+/** Python's `str(value)`: what Jinja prints for `{{ value }}` (`None`, `True`, `['a', 'b']`, `{'k': 1}`, a model's own text). */
 export function pyStr(value: unknown): string {
   if (value === undefined) return '';
   if (typeof value === 'string') return value;
+  if (value instanceof PyObject) return value.toString();
   return pyRepr(value);
 }
 
 function pyRepr(value: unknown): string {
   if (value === null || value === undefined) return 'None';
+  if (value instanceof PyObject) return value.repr();
   if (typeof value === 'boolean') return value ? 'True' : 'False';
   if (typeof value === 'number') return pyNumber(value, 'nan', 'inf');
   if (typeof value === 'string') return reprString(value);

@@ -40,6 +40,8 @@ export async function exercise(ctx: PassContext, defects: Defects, p: Probe, liv
 function checkShape(ctx: PassContext, defects: Defects, p: Probe, reply: Reply): void {
   if (p.method === 'HEAD' || p.method === 'OPTIONS' || p.method === 'DELETE' || reply.body === undefined || reply.body === null) return;
   const [path, query = ''] = p.path.split('?');
+  // ?export= answers a file (CSV, a template's output), not the list
+  if (new URLSearchParams(query).has('export')) return;
   const brief = !!new URLSearchParams(query).get('brief');
   const name = brief ? `Brief${ctx.schema}` : ctx.schema;
   try {

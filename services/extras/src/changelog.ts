@@ -106,7 +106,19 @@ export interface Changelog {
  * and the retention (`CHANGELOG_RETENTION` days; 0 keeps everything), pruned
  * at start and hourly.
  */
-export function changelog(ctx: ServiceContext, config: BaseConfig, retentionDays: number, queue = CHANGELOG_QUEUE.name): Changelog {
+export function changelog(
+  ctx: ServiceContext,
+  config: BaseConfig,
+  retentionDays: number,
+  queue = CHANGELOG_QUEUE.name,
+  /** What else follows every event, in the same transaction (bookmarks follow their objects). */
+  also: ((event: ChangeEvent, tx: ConsumerTx) => Promise<void>)[] = [],
+): Changelog {
+  const record = changelogHandler(ctx);
+  const handler = async (event: ChangeEvent, tx: ConsumerTx) => {
+    await record(event, tx);
+    for (const follow of also) await follow(event, tx);
+  };
   const consumer = config.AMQP_URL
     ? new EventConsumer({
         amqpUrl: config.AMQP_URL,
@@ -114,7 +126,7 @@ export function changelog(ctx: ServiceContext, config: BaseConfig, retentionDays
         schema: ctx.name,
         queue,
         bindings: CHANGELOG_QUEUE.bindings,
-        handler: changelogHandler(ctx),
+        handler,
         // a burst of writes is recorded a batch per transaction (every effect of the handler is in it)
         batchSize: 100,
         log: ctx.log,

@@ -9,6 +9,7 @@ import { mountExtrasInternal } from './internal';
 import { models, tag, customField, choiceSet, imageAttachment } from './models';
 import { migrations } from './migrations';
 import { changelog } from './changelog';
+import { bookmarkFollower } from './bookmark-follower';
 import { mountConfigTemplateRender } from './config-templates';
 import { mediaSettings, type MediaSettings } from './config';
 import { attachImageHooks } from './images/hooks';
@@ -69,7 +70,7 @@ export function createService(config: BaseConfig & Partial<MediaSettings>, opts:
     },
   });
   // the change log: consumed from every service's events once migrated and listening; stopped first
-  const changeLog = changelog(service.ctx, config, config.CHANGELOG_RETENTION, opts.changelogQueue);
+  const changeLog = changelog(service.ctx, config, config.CHANGELOG_RETENTION, opts.changelogQueue, [bookmarkFollower(service.ctx)]);
   const sweeper = imageSweeper(service.ctx, imageAttachment, store);
   const { start, stop } = service;
   service.start = async (port) => {

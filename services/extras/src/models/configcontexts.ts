@@ -16,7 +16,7 @@ function criterion(to: string, through: string, idFilter: string, slugFilter?: s
 }
 
 /** NetBox's data-file fields (SyncedDataMixin): read-only here, always null (no data sources are synced). */
-const syncedData = (): Record<string, FieldDef> => ({
+export const syncedData = (): Record<string, FieldDef> => ({
   data_source: f.json({ readOnly: true, virtual: true, nullable: true, filter: false, orderable: false }),
   data_path: f.string(1000, { readOnly: true, virtual: true, nullable: true, filter: false, orderable: false }),
   data_file: f.json({ readOnly: true, virtual: true, nullable: true, filter: false, orderable: false }),
@@ -24,7 +24,7 @@ const syncedData = (): Record<string, FieldDef> => ({
 });
 
 /** `data_source_id` / `data_file_id`: nothing is synced, so only `null` matches (every object). */
-const syncedDataFilters = (): FilterDef[] =>
+export const syncedDataFilters = (): FilterDef[] =>
   ['data_source_id', 'data_file_id'].map((name) => ({
     kind: 'method' as const,
     name,

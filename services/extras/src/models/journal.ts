@@ -65,7 +65,7 @@ export const journalEntry: ModelDef = defineModel({
     assigned_object_id: { type: 'bigint', required: true, min: 0 },
     assigned_object: f.generic('assigned_object_type', 'assigned_object_id', { allowed: journaled }),
     // the caller when omitted (beforeSave); NetBox's PrimaryKeyRelatedField reads it as the bare id
-    created_by: f.fk('auth.user', 'SET_NULL', { plain: true, filterKey: 'username' }),
+    created_by: f.fk('auth.user', 'SET_NULL', { pk: true, filterKey: 'username' }),
     kind: f.choice(JOURNAL_KINDS, { default: 'info' }),
     comments: f.text({ required: true }),
   },
