@@ -188,6 +188,10 @@ const ipam = (r) => {
   };
 };
 
+/** V8's heap at the load's end, and what was live after a full collection (when measured). */
+const heap = (u) =>
+  u?.load_end ? `; V8 heap at the load's end ${u.load_end.heapTotal} MB (${u.load_end.heapUsed} used)${u.after_full_gc ? `, live after a full GC ${u.after_full_gc.heapUsed} MB` : ''}` : '';
+
 const memory = (r) => ({
   title: 'Resident memory of each process',
   about: `${r.method}.`,
@@ -197,7 +201,7 @@ const memory = (r) => ({
       value: p.loaded_peak_mb,
       unit: 'MB',
       goal: lt(r.goal_mb),
-      beside: `idle ${p.idle_mb}, loaded median ${p.loaded_median_mb}, VmHWM ${p.high_water_mark_mb}, after the load ${p.after_mb} MB`,
+      beside: `idle ${p.idle_mb}, loaded median ${p.loaded_median_mb}, VmHWM ${p.high_water_mark_mb}, after the load ${p.after_mb} MB${heap(p.node_memory_usage_mb)}`,
     })),
     { figure: 'requests that failed during the load', value: r.load.errors, unit: '', goal: none(0), beside: `${r.load.requests} requests, ${r.load.requests_per_s} req/s; ${r.load.writes} writes, ${r.load.object_changes_recorded} change records, ${r.load.webhook_deliveries_received} webhook deliveries` },
   ],

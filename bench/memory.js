@@ -13,8 +13,12 @@
  *    available-ips), updates and deletes, webhooks on every create and update sent to a receiver
  *    in this process, extras' change log taking every event; RSS sampled every 200 ms: the peak
  *    (seed and load) and the median (load), and the kernel's high-water mark (VmHWM);
- *  - after: RSS once the load stopped and BENCH_SETTLE seconds passed (what is handed back).
- * MB here are 10^6 bytes (the strict reading of the goal). Run: `npm run build && node
+ *  - after: RSS once the load stopped and BENCH_SETTLE seconds passed (what is handed back);
+ *  - process.memoryUsage() of each at those moments, and last after a full collection (the
+ *    processes run with --expose-gc, which changes nothing until servers.js calls gc() for this
+ *    last reading): V8's heap against the rest, live memory against garbage not yet collected.
+ * MB here are 10^6 bytes (the strict reading of the goal). BENCH_NODE_OPTIONS gives the service
+ * processes NODE_OPTIONS (to try V8 settings; the default run has none). Run: `npm run build && node
  * bench/memory.js`; results in bench/results/memory.json.
  */
 const fs = require('node:fs');
@@ -43,6 +47,26 @@ function memoryOf(pid) {
   const kb = (field) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)[1]);
   return { rss: (kb('VmRSS') * 1024) / MB, hwm: (kb('VmHWM') * 1024) / MB };
 }
+
+/**
+ * process.memoryUsage() of a bench/servers.js child in MB (rss, heapTotal, heapUsed, external,
+ * arrayBuffers), null if it does not answer; `afterGc`: after a full collection, null unless the
+ * child runs with --expose-gc.
+ */
+function usageOf(child, afterGc = false) {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => done(null), 5000);
+    const onMessage = (m) => m?.memory && done(afterGc && !m.collected ? null : Object.fromEntries(Object.entries(m.memory).map(([k, v]) => [k, round(v / MB)])));
+    const done = (value) => {
+      clearTimeout(timer);
+      child.off('message', onMessage);
+      resolve(value);
+    };
+    child.on('message', onMessage);
+    child.send(afterGc ? 'memory-after-gc' : 'memory');
+  });
+}
+const usages = async (children, afterGc) => Promise.all(children.map((c) => usageOf(c, afterGc)));
 
 /** Samples every process's RSS while `phase` is set: samples[name][phase] = [MB, ...]. */
 function sampler(pids) {
@@ -220,7 +244,10 @@ async function main() {
   const token = randomBytes(20).toString('hex');
   let children = [];
   try {
-    const env = { NODE_ENV: 'production', SUPERUSER_NAME: 'bench', SUPERUSER_PASSWORD: randomBytes(12).toString('hex'), SUPERUSER_API_TOKEN: token };
+    // --expose-gc changes nothing by itself: only the last reading asks for a full collection, to
+    // tell live memory from garbage; BENCH_NODE_OPTIONS adds V8 settings to try (--max-old-space-size=…)
+    const nodeOptions = ['--expose-gc', process.env.BENCH_NODE_OPTIONS].filter(Boolean).join(' ');
+    const env = { NODE_OPTIONS: nodeOptions, NODE_ENV: 'production', SUPERUSER_NAME: 'bench', SUPERUSER_PASSWORD: randomBytes(12).toString('hex'), SUPERUSER_API_TOKEN: token };
     const services = await serviceProcesses([...SERVICES, 'gateway'], { databaseUrl: pg.url, amqpUrl: rabbit.url, env });
     children = services.children;
     const names = [...SERVICES, 'gateway'];
@@ -230,6 +257,7 @@ async function main() {
     process.stderr.write(`started; idle for ${SETTLE} s\n`);
     await sleep(SETTLE * 1000);
     const idle = Object.fromEntries(names.map((n) => [n, memoryOf(pids[n]).rss]));
+    const heaps = { idle: await usages(children) };
 
     rss.set('seed');
     const seeded = await seed(api, hook.url);
@@ -241,17 +269,20 @@ async function main() {
     const done = await closedLoop(operations(api, seeded.ids), SECONDS);
     const loadSeconds = (Date.now() - t0) / 1000;
     const hwm = Object.fromEntries(names.map((n) => [n, memoryOf(pids[n]).hwm]));
+    heaps.load_end = await usages(children);
     rss.set('after');
     process.stderr.write(`load done: ${done} operations in ${loadSeconds.toFixed(1)} s; settling ${SETTLE} s\n`);
     await sleep(SETTLE * 1000);
     const after = Object.fromEntries(names.map((n) => [n, memoryOf(pids[n]).rss]));
+    heaps.after = await usages(children);
+    heaps.after_gc = await usages(children, true);
     rss.stop();
     // the change log and the webhooks kept up (or how far they got): read after the settle
     const changesAfter = (await api.must('GET', '/api/extras/object-changes/?limit=1')).count;
     const deliveries = hook.counts.requests - hooksBefore;
 
     const processes = {};
-    for (const n of names) {
+    for (const [i, n] of names.entries()) {
       const loaded = [...(rss.samples[n].seed ?? []), ...(rss.samples[n].load ?? [])];
       const peak = Math.max(...loaded);
       processes[n] = {
@@ -263,6 +294,8 @@ async function main() {
         after_mb: round(after[n]),
         samples: loaded.length,
         under_goal: peak < GOAL_MB,
+        // process.memoryUsage() at those moments: V8's heap (total, used), memory outside it (external, of which arrayBuffers)
+        node_memory_usage_mb: { idle: heaps.idle[i], load_end: heaps.load_end[i], after: heaps.after[i], ...(heaps.after_gc[i] ? { after_full_gc: heaps.after_gc[i] } : {}) },
       };
       process.stderr.write(`${n}: idle ${round(idle[n])} MB, loaded median ${processes[n].loaded_median_mb} MB, peak ${round(peak)} MB, VmHWM ${round(hwm[n])} MB, after ${round(after[n])} MB\n`);
     }
@@ -276,7 +309,7 @@ async function main() {
     writeReport('memory', {
       date: new Date().toISOString(),
       machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version, memory_mb: Math.round(os.totalmem() / MB), load_average: os.loadavg().map((x) => round(x)) },
-      method: `each service and the gateway in its own process (bench/servers.js), NODE_ENV=production, defaults otherwise (DATABASE_POOL_MAX 10); RSS = VmRSS of /proc/<pid>/status sampled every ${SAMPLE_MS} ms; idle after ${SETTLE} s; loaded = the seed through the gateway then ${SECONDS} s of closed-loop load from ${CONNECTIONS} clients through the gateway (lists of 50 and 1,000 on every area, creates, updates, deletes, available-ips, webhooks to a loopback receiver, extras' change log); after = ${SETTLE} s after the load; MB = 10^6 bytes`,
+      method: `each service and the gateway in its own process (bench/servers.js), NODE_ENV=production, NODE_OPTIONS=${nodeOptions}, defaults otherwise (DATABASE_POOL_MAX 10); RSS = VmRSS of /proc/<pid>/status sampled every ${SAMPLE_MS} ms; idle after ${SETTLE} s; loaded = the seed through the gateway then ${SECONDS} s of closed-loop load from ${CONNECTIONS} clients through the gateway (lists of 50 and 1,000 on every area, creates, updates, deletes, available-ips, webhooks to a loopback receiver, extras' change log); after = ${SETTLE} s after the load; MB = 10^6 bytes`,
       goal_mb: GOAL_MB,
       processes,
       over_goal: names.filter((n) => !processes[n].under_goal),

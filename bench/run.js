@@ -140,8 +140,9 @@ async function main() {
   }
   const seconds = (Date.now() - t0) / 1000;
   const { goals, missed } = writeReport({ quick: QUICK, seconds, benchmarks });
-  const failed = benchmarks.filter((b) => b.status === 'failed');
-  say(`bench: done in ${clock(seconds * 1000)}: ${benchmarks.length - failed.length} of ${benchmarks.length} ran or were skipped cleanly${failed.length ? `, failed: ${failed.map((b) => b.name).join(', ')}` : ''}; ${goals - missed} of ${goals} goals met; see bench/RESULTS.md`);
+  const by = (status) => benchmarks.filter((b) => b.status === status).map((b) => b.name);
+  const failed = by('failed');
+  say(`bench: done in ${clock(seconds * 1000)}: ${by('ok').length} ran, skipped: ${by('skipped').join(', ') || 'none'}, failed: ${failed.join(', ') || 'none'}; ${goals - missed} of ${goals} goals met; see bench/RESULTS.md`);
   process.exitCode = failed.length || interrupted ? 1 : 0;
 }
 

@@ -45,7 +45,16 @@ async function main() {
     }
   }
   process.send('ready');
-  process.on('message', (m) => m === 'stop' && stop());
+  process.on('message', (m) => {
+    if (m === 'stop') stop();
+    // bench/memory.js: where the resident memory is (V8's heap, buffers, the rest); after a full
+    // collection when asked and the process runs with --expose-gc (BENCH_NODE_OPTIONS): what is live
+    else if (m === 'memory' || m === 'memory-after-gc') {
+      const collect = m === 'memory-after-gc' && typeof global.gc === 'function';
+      if (collect) global.gc();
+      process.send({ memory: process.memoryUsage(), collected: collect });
+    }
+  });
 }
 
 main().catch((err) => {
