@@ -27,13 +27,22 @@ const LOGS = path.join(os.tmpdir(), 'inventory-bench-logs');
 const say = (line) => process.stderr.write(`${line}\n`);
 const clock = (ms) => `${Math.floor(ms / 60000)}:${String(Math.floor((ms % 60000) / 1000)).padStart(2, '0')}`;
 
+/** A mistake in how the runner was called: said in one line, without a stack. */
+class UsageError extends Error {}
+
 /** The benchmarks BENCH_ONLY names (all when unset); an unknown name stops the runner before anything runs. */
 function selected() {
   const only = (process.env.BENCH_ONLY || '').split(',').map((s) => s.trim()).filter(Boolean);
   if (!only.length) return BENCHMARKS;
-  const unknown = only.filter((n) => !BENCHMARKS.some((b) => b.name === n || b.script === `${n}.js`));
-  if (unknown.length) throw new Error(`BENCH_ONLY: no benchmark named ${unknown.join(', ')} (known: ${BENCHMARKS.map((b) => b.name).join(', ')})`);
-  return BENCHMARKS.filter((b) => only.includes(b.name) || only.includes(b.script.replace(/\.js$/, '')));
+  // a benchmark's name, else a script's (`tenants`): before-after names one benchmark, not both that run its script
+  const named = (n) => {
+    const exact = BENCHMARKS.filter((b) => b.name === n);
+    return exact.length ? exact : BENCHMARKS.filter((b) => b.script === `${n}.js`);
+  };
+  const unknown = only.filter((n) => !named(n).length);
+  if (unknown.length) throw new UsageError(`BENCH_ONLY: no benchmark named ${unknown.join(', ')} (known: ${BENCHMARKS.map((b) => b.name).join(', ')})`);
+  const wanted = new Set(only.flatMap(named));
+  return BENCHMARKS.filter((b) => wanted.has(b));
 }
 
 /** Runs one script; resolves { status, reason } once it exited. Its stderr is shown prefixed, as it comes. */
@@ -147,6 +156,6 @@ async function main() {
 }
 
 main().catch((err) => {
-  say(err.stack);
+  say(err instanceof UsageError ? err.message : err.stack);
   process.exit(1);
 });
