@@ -17,7 +17,9 @@ function child(script, env, cwd) {
 async function stopAll(children) {
   for (const c of [...children].reverse()) {
     c.removeAllListeners('exit');
-    c.send('stop');
+    if (c.exitCode !== null || c.signalCode !== null) continue;
+    if (c.connected) c.send('stop');
+    else c.kill('SIGTERM');
     await new Promise((r) => {
       c.once('exit', r);
       setTimeout(() => (c.kill('SIGKILL'), r()), 5000).unref();
@@ -39,8 +41,17 @@ function writeReport(name, report) {
   process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
 }
 
-/** Runs a script's main, reporting a failure on stderr with exit code 1. */
+/**
+ * Runs a script's main, reporting a failure on stderr with exit code 1. Stopped by SIGTERM (the
+ * runner's time limit, or ^C at the runner) it exits through process.exit, so the servers
+ * @inventory/infra started are stopped by its exit hook and the forked services see their channel
+ * close. (SIGINT is left alone: BENCH_HOLD waits for it.)
+ */
 function run(main) {
+  process.once('SIGTERM', () => {
+    process.stderr.write('stopped by SIGTERM\n');
+    process.exit(1);
+  });
   main().catch((err) => {
     process.stderr.write(`${err.stack}\n`);
     process.exit(1);

@@ -1,102 +1,161 @@
 #!/usr/bin/env node
 'use strict';
 /**
- * Benchmarks GET /api/tenancy/tenants/?limit=50 (run with `npm run bench`):
- *  1. the tenancy service (called directly with a minted identity) against a
- *     bare node http + pg server answering the same JSON (the stack's limit);
- *     goal: at least half of the limit;
- *  2. the same request through the gateway with a token against straight to
- *     the service; goal: at least 0.8 of direct.
- * Every server runs in its own process; results go to bench/results/.
+ * `npm run bench`: every benchmark of bench/ in one command (bench/benchmarks.js lists them),
+ * each as a child process in turn, so one that fails does not stop the others; then
+ * bench/RESULTS.md and bench/results/chart.svg from the result files.
+ *
+ *   node bench/run.js            run them all, then write the report
+ *   node bench/run.js --report   only write the report, from the result files as they are
+ *
+ * BENCH_ONLY=name,name runs a subset (names as in benchmarks.js, or script names);
+ * BENCH_QUICK=1 runs each shortened (a smoke run: its figures are marked as such);
+ * BENCH_TIMEOUT_MINUTES (default 120, quick 20) stops a benchmark that runs longer (SIGTERM).
+ * Progress goes to stderr: which benchmark, its elapsed time, its stderr lines prefixed with its
+ * name. Each script's stdout (its report) and stderr are kept in <tmp>/inventory-bench-logs/.
  */
+const { spawn, execFileSync } = require('node:child_process');
 const fs = require('node:fs');
-const path = require('node:path');
 const os = require('node:os');
-const { randomBytes } = require('node:crypto');
-const { startPostgres, freePort } = require('@inventory/infra');
-const { signIdentity } = require('@inventory/auth');
-const { load } = require('./load');
-const { child, stopAll, json, writeReport, run } = require('./children');
+const path = require('node:path');
+const { BENCHMARKS, envFor } = require('./benchmarks');
+const { writeReport } = require('./report');
 
-const SECONDS = Number(process.env.BENCH_SECONDS || 8);
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 32);
-const ROUNDS = Number(process.env.BENCH_ROUNDS || 7);
-const PATH = '/api/tenancy/tenants/?limit=50';
+const QUICK = ['1', 'true', 'yes'].includes(String(process.env.BENCH_QUICK || '').toLowerCase());
+const TIMEOUT_MS = Number(process.env.BENCH_TIMEOUT_MINUTES || (QUICK ? 20 : 120)) * 60_000;
+const LOGS = path.join(os.tmpdir(), 'inventory-bench-logs');
+const say = (line) => process.stderr.write(`${line}\n`);
+const clock = (ms) => `${Math.floor(ms / 60000)}:${String(Math.floor((ms % 60000) / 1000)).padStart(2, '0')}`;
 
+/** A mistake in how the runner was called: said in one line, without a stack. */
+class UsageError extends Error {}
 
-
-async function main() {
-  const pg = await startPostgres({ log: () => undefined });
-  const secret = randomBytes(24).toString('hex');
-  const names = ['users', 'extras', 'tenancy'];
-  const ports = {};
-  for (const n of [...names, 'gateway']) ports[n] = await freePort();
-  const serviceUrls = Object.entries(ports).map(([n, p]) => `${n}=http://127.0.0.1:${p}`).join(',');
-  const env = { DATABASE_URL: pg.url, INTERNAL_TOKEN_SECRET: secret, SERVICE_URLS: serviceUrls, DATABASE_POOL_MAX: '10', TOKEN_CACHE_SECONDS: '60' };
-  const children = [];
-  try {
-    children.push(await child(path.join(__dirname, 'servers.js'), { ...env, BENCH_PORTS: JSON.stringify({ users: ports.users, extras: ports.extras, tenancy: ports.tenancy }) }));
-    children.push(await child(path.join(__dirname, 'servers.js'), { ...env, BENCH_PORTS: JSON.stringify({ gateway: ports.gateway }) }));
-    const basePort = await freePort();
-    children.push(await child(path.join(__dirname, 'baseline.js'), { DATABASE_URL: pg.url, PORT: String(basePort) }));
-
-    const identity = { user: { id: 1, username: 'bench', is_superuser: true, is_staff: true, is_active: true }, token: { id: 1, write_enabled: true }, permissions: [] };
-    const idHeader = (service) => ({ 'x-identity': signIdentity(secret, identity, 3600, service) });
-    const tenancy = `http://127.0.0.1:${ports.tenancy}`;
-    const extras = `http://127.0.0.1:${ports.extras}`;
-    // seed: 500 tenants in 5 groups, each with one tag
-    const tag = await json(`${extras}/api/extras/tags/`, idHeader('extras'), 'POST', { name: 'Bench', slug: 'bench' });
-    const groups = await json(`${tenancy}/api/tenancy/tenant-groups/`, idHeader('tenancy'), 'POST', [1, 2, 3, 4, 5].map((i) => ({ name: `Group ${i}`, slug: `group-${i}` })));
-    const tenants = Array.from({ length: 500 }, (_, i) => ({ name: `Tenant ${String(i).padStart(3, '0')}`, slug: `tenant-${i}`, group: groups[i % 5].id, tags: [tag.id], description: 'benchmark tenant' }));
-    await json(`${tenancy}/api/tenancy/tenants/`, idHeader('tenancy'), 'POST', tenants);
-    // a real user and token for the gateway scenario
-    const user = await json(`http://127.0.0.1:${ports.users}/api/users/users/`, idHeader('users'), 'POST', { username: 'bench', password: 'bench-password-1', is_staff: true });
-    await json(`http://127.0.0.1:${ports.users}/api/users/permissions/`, idHeader('users'), 'POST', { name: 'all tenancy', object_types: ['tenancy.tenant', 'tenancy.tenantgroup'], actions: ['view'], users: [user.id] });
-    const token = await json(`http://127.0.0.1:${ports.users}/api/users/tokens/`, idHeader('users'), 'POST', { user: user.id });
-
-    const host = { 'x-forwarded-host': 'bench.local' };
-    const serviceBody = await json(`${tenancy}${PATH}`, { ...host, ...idHeader('tenancy') });
-    const baselineBody = await json(`http://127.0.0.1:${basePort}${PATH}`, host);
-    if (JSON.stringify(serviceBody) !== JSON.stringify(baselineBody)) {
-      fs.writeFileSync('/tmp/bench-service.json', JSON.stringify(serviceBody, null, 1));
-      fs.writeFileSync('/tmp/bench-baseline.json', JSON.stringify(baselineBody, null, 1));
-      throw new Error('the baseline does not answer the same JSON as the service (see /tmp/bench-*.json)');
-    }
-    const gatewayBody = await json(`http://127.0.0.1:${ports.gateway}${PATH}`, { ...host, authorization: `Token ${token.key}` });
-    if (gatewayBody.count !== serviceBody.count) throw new Error('the gateway does not answer the same list');
-
-    // the scenarios share two cores with PostgreSQL and the load generator, so they run in
-    // interleaved rounds and each figure is the median round
-    const opts = { seconds: SECONDS, connections: CONNECTIONS };
-    const scenarios = {
-      baseline: { url: `http://127.0.0.1:${basePort}${PATH}`, headers: () => host },
-      service: { url: `${tenancy}${PATH}`, headers: () => ({ ...host, ...idHeader('tenancy') }) },
-      gateway: { url: `http://127.0.0.1:${ports.gateway}${PATH}`, headers: () => ({ ...host, authorization: `Token ${token.key}` }) },
-    };
-    const rounds = {};
-    for (let round = 0; round < ROUNDS; round++) {
-      for (const [name, s] of Object.entries(scenarios)) {
-        (rounds[name] ??= []).push(await load({ url: s.url, headers: s.headers(), ...opts }));
-      }
-    }
-    const median = (list) => [...list].sort((a, b) => a.rps - b.rps)[Math.floor(list.length / 2)];
-    const results = Object.fromEntries(Object.entries(rounds).map(([n, list]) => [n, { ...median(list), rounds_rps: list.map((r) => r.rps) }]));
-    const report = {
-      date: new Date().toISOString(),
-      request: `GET ${PATH} (500 tenants, 5 groups, one tag each; 50 per page)`,
-      machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version },
-      load: { connections: CONNECTIONS, seconds: SECONDS, warmup_seconds: 2, rounds: ROUNDS, figure: 'median round' },
-      note: 'service = the tenancy service called directly with a minted identity; gateway = the same request through the gateway with a token',
-      results,
-      service_vs_baseline: Number((results.service.rps / results.baseline.rps).toFixed(3)),
-      gateway_vs_direct: Number((results.gateway.rps / results.service.rps).toFixed(3)),
-      goals: { service_vs_baseline: 0.5, gateway_vs_direct: 0.8 },
-    };
-    writeReport('tenants-list', report);
-  } finally {
-    await stopAll(children);
-    await pg.stop();
-  }
+/** The benchmarks BENCH_ONLY names (all when unset); an unknown name stops the runner before anything runs. */
+function selected() {
+  const only = (process.env.BENCH_ONLY || '').split(',').map((s) => s.trim()).filter(Boolean);
+  if (!only.length) return BENCHMARKS;
+  // a benchmark's name, else a script's (`tenants`): before-after names one benchmark, not both that run its script
+  const named = (n) => {
+    const exact = BENCHMARKS.filter((b) => b.name === n);
+    return exact.length ? exact : BENCHMARKS.filter((b) => b.script === `${n}.js`);
+  };
+  const unknown = only.filter((n) => !named(n).length);
+  if (unknown.length) throw new UsageError(`BENCH_ONLY: no benchmark named ${unknown.join(', ')} (known: ${BENCHMARKS.map((b) => b.name).join(', ')})`);
+  const wanted = new Set(only.flatMap(named));
+  return BENCHMARKS.filter((b) => wanted.has(b));
 }
 
-run(main);
+/** Runs one script; resolves { status, reason } once it exited. Its stderr is shown prefixed, as it comes. */
+function runOne(benchmark, stop) {
+  return new Promise((resolve) => {
+    const started = Date.now();
+    const log = fs.createWriteStream(path.join(LOGS, `${benchmark.name}.log`));
+    // its own process group: ^C at the terminal reaches the runner only, which stops the script
+    // with SIGTERM (bench/children.js's run() then stops the servers it started)
+    const child = spawn(process.execPath, [path.join(__dirname, benchmark.script)], {
+      cwd: path.resolve(__dirname, '..'),
+      env: envFor(benchmark, QUICK),
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    stop.current = () => child.kill('SIGTERM');
+    const tail = [];
+    let partial = '';
+    child.stdout.pipe(log, { end: false });
+    child.stderr.on('data', (chunk) => {
+      log.write(chunk);
+      const lines = (partial + chunk).split('\n');
+      partial = lines.pop();
+      for (const line of lines) {
+        say(`  ${benchmark.name} | ${line}`);
+        tail.push(line);
+        if (tail.length > 8) tail.shift();
+      }
+    });
+    const ticker = setInterval(() => say(`  … ${benchmark.name} running, ${clock(Date.now() - started)}`), 30_000);
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      say(`  ${benchmark.name}: over ${TIMEOUT_MS / 60000} min, stopping it`);
+      child.kill('SIGTERM');
+      setTimeout(() => child.kill('SIGKILL'), 30_000).unref();
+    }, TIMEOUT_MS);
+    child.on('close', (code, signal) => {
+      clearInterval(ticker);
+      clearTimeout(timer);
+      stop.current = null;
+      if (partial) tail.push(partial);
+      log.end();
+      const seconds = (Date.now() - started) / 1000;
+      if (code === 0) return resolve({ status: 'ok', seconds });
+      const why = timedOut ? `stopped after ${TIMEOUT_MS / 60000} min` : signal ? `killed by ${signal}` : `exit code ${code}`;
+      const last = tail.filter((l) => l.trim()).slice(-3).join(' / ');
+      resolve({ status: 'failed', seconds, reason: `${why}${last ? `: ${last.slice(0, 400)}` : ''} (log: ${path.join(LOGS, `${benchmark.name}.log`)})` });
+    });
+  });
+}
+
+/** Marks a fresh result file with how it was made (RESULTS.md shows quick runs as such). */
+function stamp(name, run) {
+  const file = path.join(__dirname, 'results', `${name}.json`);
+  if (!fs.existsSync(file) || fs.statSync(file).mtimeMs < run.startedMs) return;
+  const json = JSON.parse(fs.readFileSync(file, 'utf8'));
+  json.bench_run = run.stamp;
+  fs.writeFileSync(file, `${JSON.stringify(json, null, 2)}\n`);
+}
+
+async function main() {
+  if (process.argv.includes('--report')) {
+    const { goals, missed } = writeReport(null);
+    say(`bench/RESULTS.md and bench/results/chart.svg written from the result files: ${goals - missed} of ${goals} goals met`);
+    return;
+  }
+  const list = selected();
+  fs.mkdirSync(LOGS, { recursive: true });
+  const commit = (() => {
+    try {
+      return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: __dirname, encoding: 'utf8' }).trim();
+    } catch {
+      return null;
+    }
+  })();
+  const t0 = Date.now();
+  const stop = { current: null };
+  let interrupted = false;
+  for (const signal of ['SIGINT', 'SIGTERM']) {
+    process.on(signal, () => {
+      interrupted = true;
+      say(`\n${signal}: stopping the running benchmark; the report is written from what finished`);
+      stop.current?.();
+    });
+  }
+  say(`bench: ${list.length} benchmark${list.length === 1 ? '' : 's'}${QUICK ? ' (BENCH_QUICK=1: shortened, a smoke run)' : ''}; logs in ${LOGS}`);
+  const benchmarks = [];
+  for (const [i, b] of list.entries()) {
+    const head = `[${i + 1}/${list.length}] ${b.name}`;
+    const missing = b.needs?.();
+    if (interrupted || missing) {
+      const reason = interrupted ? 'not run (interrupted)' : missing;
+      say(`${head}: skipped: ${reason}`);
+      benchmarks.push({ name: b.name, status: 'skipped', reason });
+      continue;
+    }
+    say(`${head}: node bench/${b.script} (total ${clock(Date.now() - t0)})`);
+    const startedMs = Date.now();
+    const result = await runOne(b, stop);
+    say(`${head}: ${result.status} in ${clock(result.seconds * 1000)}${result.reason ? `: ${result.reason}` : ''}`);
+    if (result.status === 'ok') stamp(b.name, { startedMs, stamp: { date: new Date().toISOString(), quick: QUICK, seconds: Math.round(result.seconds), commit } });
+    benchmarks.push({ name: b.name, ...result });
+  }
+  const seconds = (Date.now() - t0) / 1000;
+  const { goals, missed } = writeReport({ quick: QUICK, seconds, benchmarks });
+  const by = (status) => benchmarks.filter((b) => b.status === status).map((b) => b.name);
+  const failed = by('failed');
+  say(`bench: done in ${clock(seconds * 1000)}: ${by('ok').length} ran, skipped: ${by('skipped').join(', ') || 'none'}, failed: ${failed.join(', ') || 'none'}; ${goals - missed} of ${goals} goals met; see bench/RESULTS.md`);
+  process.exitCode = failed.length || interrupted ? 1 : 0;
+}
+
+main().catch((err) => {
+  say(err instanceof UsageError ? err.message : err.stack);
+  process.exit(1);
+});

@@ -1,41 +1,58 @@
 'use strict';
-/** Child process of the benchmark: boots the named services (or the gateway) from the built packages. */
+/**
+ * Child process of the benchmark: boots the named services (or the gateway) from the built
+ * packages, each reading its own configuration as its main.ts does. The users service creates
+ * its first superuser when SUPERUSER_NAME/SUPERUSER_PASSWORD are set (as deployed).
+ */
 const { baseConfig, readConfig } = require('@inventory/core');
 
+const own = (pkg, schema) => (base) => {
+  const p = require(pkg);
+  return p.createService(readConfig(p[schema], { ...process.env, ...base }));
+};
 const FACTORIES = {
-  users: () => require('@inventory/users').createService,
+  users: () => own('@inventory/users', 'usersConfig'),
   tenancy: () => require('@inventory/tenancy').createService,
   extras: () => require('@inventory/extras').createService,
-  webhooks: () => (base) => {
-    const w = require('@inventory/webhooks');
-    return w.createService(readConfig(w.webhooksConfig, { ...process.env, ...base }));
-  },
+  webhooks: () => own('@inventory/webhooks', 'webhooksConfig'),
   dcim: () => require('@inventory/dcim').createService,
   circuits: () => require('@inventory/circuits').createService,
   virtualization: () => require('@inventory/virtualization').createService,
-  ipam: () => require('@inventory/ipam').createService,
+  ipam: () => own('@inventory/ipam', 'ipamConfig'),
 };
 
 async function main() {
   const ports = JSON.parse(process.env.BENCH_PORTS);
   const running = [];
+  const stop = async () => {
+    for (const s of running.reverse()) await s.stop().catch(() => undefined);
+    process.exit(0);
+  };
+  // the benchmark went away (it failed, or was stopped): do not outlive it
+  process.on('disconnect', stop);
   for (const [name, port] of Object.entries(ports)) {
+    const env = { ...process.env, PORT: String(port), LOG_LEVEL: process.env.BENCH_LOG_LEVEL || 'warn' };
     if (name === 'gateway') {
       const gw = require('@inventory/gateway');
-      const g = gw.createGateway(readConfig(gw.gatewayConfig, { ...process.env, PORT: String(port), LOG_LEVEL: 'warn' }));
+      const g = gw.createGateway(readConfig(gw.gatewayConfig, env));
       await g.start(port);
       running.push(g);
     } else {
-      const s = FACTORIES[name]()(readConfig(baseConfig, { ...process.env, PORT: String(port), LOG_LEVEL: 'warn' }));
+      const s = FACTORIES[name]()(readConfig(baseConfig, env));
       await s.start(port);
       running.push(s);
+      if (name === 'users' && process.env.SUPERUSER_NAME) await require('@inventory/users').bootstrapAdmin(s, process.env);
     }
   }
   process.send('ready');
-  process.on('message', async (m) => {
-    if (m === 'stop') {
-      for (const s of running.reverse()) await s.stop().catch(() => undefined);
-      process.exit(0);
+  process.on('message', (m) => {
+    if (m === 'stop') stop();
+    // bench/memory.js: where the resident memory is (V8's heap, buffers, the rest); after a full
+    // collection when asked and the process runs with --expose-gc (BENCH_NODE_OPTIONS): what is live
+    else if (m === 'memory' || m === 'memory-after-gc') {
+      const collect = m === 'memory-after-gc' && typeof global.gc === 'function';
+      if (collect) global.gc();
+      process.send({ memory: process.memoryUsage(), collected: collect });
     }
   });
 }

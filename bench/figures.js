@@ -1,0 +1,225 @@
+'use strict';
+/**
+ * What RESULTS.md shows of each result file: one extractor per benchmark maps its JSON (each
+ * script has its own shape) to rows
+ *   { figure, value, unit, goal?: { op, value } | { text, met }, anchor?, beside? }
+ * `goal.op` is '<', '<=', '>=' or '=' against a number; a goal that is not a number ("constant
+ * in the page size") carries its own `met`. `anchor` is NetBox's or Nautobot's figure where the
+ * benchmark names one; `beside` is what was measured in the same run to compare with (a baseline,
+ * the before side, the HTTP floor, another index kind) or how the figure was taken.
+ * The goals are the issues' (as each script's header and bench/README.md state them).
+ */
+
+const round = (x, d = 2) => (typeof x === 'number' ? Math.round(x * 10 ** d) / 10 ** d : x);
+
+/** 1234.5 -> '1,235'; 12.34 -> '12.3'; 0.5453 -> '0.545' */
+function format(v) {
+  if (typeof v !== 'number') return String(v ?? '');
+  if (!Number.isFinite(v)) return String(v);
+  const a = Math.abs(v);
+  const digits = Number.isInteger(v) || a >= 100 ? 0 : a >= 10 ? 1 : a >= 1 ? 2 : 3;
+  return v.toLocaleString('en-US', { maximumFractionDigits: digits });
+}
+/** A ratio: '429×', '1.6×', '0.017×' */
+const times = (x) => `${x >= 10 ? Math.round(x) : x >= 1 ? round(x, 1) : Number(x.toPrecision(2))}×`;
+const plural = (n, word) => `${format(n)} ${word}${n === 1 ? '' : 's'}`;
+const lt = (value) => ({ op: '<', value });
+const atLeast = (value) => ({ op: '>=', value });
+const atMost = (value) => ({ op: '<=', value });
+const none = (value) => ({ op: '=', value });
+/** '4000-9000' (ms) -> '4–9' (s) */
+const seconds = (ms) => String(ms).replace(/\d+/g, (n) => String(Number(n) / 1000)).replace('-', '–');
+
+/** Whether a row meets its goal (null: no goal). */
+function met(row) {
+  const g = row.goal;
+  if (!g) return null;
+  if ('met' in g) return g.met;
+  const v = row.value;
+  if (typeof v !== 'number') return null;
+  return { '<': v < g.value, '<=': v <= g.value, '>=': v >= g.value, '=': v === g.value }[g.op];
+}
+
+const tenantsList = (r) => ({
+  title: 'Tenants list: service, gateway and a bare baseline',
+  about: `${r.request}; ${r.load.connections} connections, ${r.load.seconds} s per round after ${r.load.warmup_seconds} s warm-up, ${r.load.rounds} interleaved rounds, the median round.`,
+  rows: [
+    { figure: 'service / baseline (requests/s)', value: r.service_vs_baseline, unit: '×', goal: atLeast(r.goals.service_vs_baseline), beside: `service ${r.results.service.rps} req/s, baseline (bare http + pg) ${r.results.baseline.rps} req/s` },
+    { figure: 'gateway / direct (requests/s)', value: r.gateway_vs_direct, unit: '×', goal: atLeast(r.goals.gateway_vs_direct), beside: `gateway ${r.results.gateway.rps} req/s, direct ${r.results.service.rps} req/s` },
+    ...['baseline', 'service', 'gateway'].map((s) => ({ figure: `${s}: requests/s`, value: r.results[s].rps, unit: 'req/s', beside: `p50 ${format(r.results[s].p50_ms)} ms, p99 ${format(r.results[s].p99_ms)} ms; rounds ${r.results[s].rounds_rps.join(', ')}` })),
+  ],
+});
+
+/** before-after.js's report, under the goals of the comparison it was run for. */
+const beforeAfter = (listGoal, bulkGoal, title) => (r) => ({
+  title,
+  about: `Before: ${r.before}; after: ${r.after}${r.after_relays_to_rabbitmq ? ' relaying every event to RabbitMQ' : ''}. ${r.method}.`,
+  rows: [
+    { figure: 'tenants list: after / before (requests/s)', value: r.list_after_vs_before, unit: '×', goal: listGoal && atLeast(listGoal), beside: `after ${r.list_rps.after} req/s, before ${r.list_rps.before} req/s` },
+    { figure: 'bulk create of 1,000 tenants: after / before (time)', value: r.bulk_time_after_vs_before, unit: '×', goal: atMost(bulkGoal), beside: `after ${format(round(r.bulk_create_ms.after, 0))} ms, before ${format(round(r.bulk_create_ms.before, 0))} ms` },
+  ],
+});
+
+const events = (r) => ({
+  title: 'Outbox relay',
+  about: `${r.relay_max_rate.backlog.toLocaleString('en-US')} events in the outbox, then ${r.commit_to_delivery_ms.writes_per_second} writes/s for ${r.commit_to_delivery_ms.seconds} s; ${r.commit_to_delivery_ms.note}.`,
+  rows: [
+    { figure: 'relay publish rate from a backlog', value: r.relay_max_rate.events_per_second, unit: 'events/s', goal: atLeast(r.relay_max_rate.goal) },
+    { figure: `commit to delivery p99 at ${r.commit_to_delivery_ms.writes_per_second} writes/s`, value: r.commit_to_delivery_ms.p99, unit: 'ms', goal: lt(r.commit_to_delivery_ms.goal_p99), beside: `p50 ${format(r.commit_to_delivery_ms.p50)} ms, max ${format(r.commit_to_delivery_ms.max)} ms; ${r.commit_to_delivery_ms.delivered} of ${r.commit_to_delivery_ms.writes} delivered` },
+  ],
+});
+
+const projections = (r) => {
+  const page = r.sites_page_1000;
+  const constant = page.sql_statements_per_page.length === 1 && page.sql_statements_per_page[0] === page.sql_statements_page_of_10;
+  return {
+    title: 'References across services (projections)',
+    about: `${r.sites.toLocaleString('en-US')} sites in dcim, each naming its own tenant (tenancy) and a region; tenancy, extras and dcim as separate processes.`,
+    rows: [
+      { figure: 'SQL statements per sites page (1,000 rows / 10 rows)', value: `${page.sql_statements_per_page.join(', ')} / ${page.sql_statements_page_of_10}`, unit: '', goal: { text: 'constant', met: constant } },
+      { figure: 'HTTP calls per sites page', value: page.http_calls_per_page, unit: '', goal: none(0), beside: page.same_answer_with_tenancy_stopped ? 'the same page answered with tenancy stopped' : 'the page changed with tenancy stopped' },
+      { figure: 'GET sites ?limit=1000', value: page.median_ms, unit: 'ms', beside: 'median of 5 pages' },
+      { figure: 'GET sites ?tenant_group=<root>&limit=50', value: r.tenant_group_root_limit_50.median_ms, unit: 'ms', beside: `${r.tenant_group_root_limit_50.sql_statements} statements` },
+      { figure: 'GET sites ?ordering=tenant&limit=50', value: r.ordering_tenant_limit_50.median_ms, unit: 'ms', beside: `${r.ordering_tenant_limit_50.sql_statements} statements` },
+      { figure: `projection lag p99 (tenant rename to dcim's copy, ${r.projection_lag_ms.renames} renames)`, value: r.projection_lag_ms.p99, unit: 'ms', goal: lt(50), beside: `p50 ${format(r.projection_lag_ms.p50)} ms, max ${format(r.projection_lag_ms.max)} ms` },
+    ],
+  };
+};
+
+const webhooks = (r) => {
+  const l = r.latency_commit_to_receiver;
+  const latency = (label, x, goal) => ({
+    figure: `commit to receiver p99 at ${label} (reached ${x.achieved_writes_per_s}/s)`,
+    value: x.p99_ms,
+    unit: 'ms',
+    goal: goal && lt(100),
+    beside: `p50 ${format(x.p50_ms)} ms; ${x.delivered} of ${x.writes} delivered`,
+  });
+  const d = r.dispatcher_throughput;
+  return {
+    title: 'Webhooks',
+    about: 'tenancy, extras and webhooks as separate processes; one signed webhook on tenant creates; a receiver on loopback answering 200 at once.',
+    rows: [
+      latency('100/s, single POSTs', l.at_100_per_s, false),
+      latency('500/s, single POSTs', l.at_500_per_s, true),
+      latency('500/s, POSTs of 10', l.at_500_per_s_in_posts_of_10, true),
+      { figure: `one dispatcher's deliveries/s (a backlog of ${d.backlog.toLocaleString('en-US')})`, value: d.deliveries_per_s, unit: 'deliveries/s', goal: atLeast(2000), beside: `${d.delivered} delivered in ${d.seconds_from_ready_to_last} s from the dispatcher's start` },
+      { figure: 'deliveries repeated at the receiver', value: r.receiver.requests - r.receiver.distinct_delivery_ids, unit: '', goal: none(0), beside: `${r.receiver.requests} requests` },
+    ],
+  };
+};
+
+const dcim = (r) => {
+  const read = (name) => r.reads.find((x) => x.name === name);
+  const loaded = (x) => `under load ${x.requests_per_s} req/s, p50 ${format(x.p50_ms)} ms; ${plural(x.queries, 'statement')}`;
+  const devices = read('devices, complete with config contexts');
+  const interfaces = read('interfaces of 21 devices');
+  const create = r.bulk_create_100_devices_48_interfaces_ms;
+  return {
+    title: 'The inventory: devices, interfaces, config contexts, cable paths',
+    about: `${r.devices.toLocaleString('en-US')} devices with ${r.interfaces.toLocaleString('en-US')} interfaces, ${r.config_contexts} config contexts; tenancy, extras and dcim as separate processes. Read times are one request at a time (median of 7).`,
+    rows: [
+      { figure: `POST of 100 devices + 4,800 interfaces, p50 of ${create.requests} (quiet)`, value: create.p50, unit: 'ms', goal: lt(create.goal), anchor: `NetBox ${seconds(create.netbox)} s`, beside: `max ${format(create.max)} ms${r.bulk_create_back_to_back_ms ? `; back to back (events of earlier requests still consumed): p50 ${format(r.bulk_create_back_to_back_ms.p50)} ms` : ''}` },
+      { figure: 'GET devices ?limit=1000, complete with config contexts', value: devices.single_ms_median, unit: 'ms', goal: lt(r.goals.devices_1000_ms), anchor: `NetBox about ${seconds(r.netbox.devices_1000_with_config_contexts_ms)} s`, beside: loaded(devices) },
+      { figure: 'GET interfaces ?device_id=… (21 devices) &limit=1000', value: interfaces.single_ms_median, unit: 'ms', goal: lt(r.goals.interfaces_1000_ms), anchor: `NetBox ${seconds(r.netbox.interfaces_1000_ms)} s`, beside: loaded(interfaces) },
+      ...r.reads
+        .filter((x) => x !== devices && x !== interfaces)
+        .map((x) => ({ figure: `GET ${x.name}`, value: x.single_ms_median, unit: 'ms', beside: loaded(x) })),
+      ...r.reads
+        .filter((x) => x.queries_small_page !== undefined)
+        .map((x) => ({ figure: `statements: ${x.name} (page of ${x.objects} / small page)`, value: `${x.queries} / ${x.queries_small_page}`, unit: '', goal: { text: 'constant', met: x.queries === x.queries_small_page } })),
+    ],
+  };
+};
+
+const ipamIndex = (r) => {
+  const kinds = Object.keys(r.kinds).filter((k) => k !== 'btree');
+  const label = { btree_covering: 'covering', gist: 'GiST', spgist: 'SP-GiST' };
+  return {
+    title: 'IP address and prefix indexes (decision 019)',
+    about: `Scratch tables: ${r.data.addresses.toLocaleString('en-US')} addresses, ${r.data.prefixes.toLocaleString('en-US')} prefixes; p50 over ${r.runs} runs under each index kind, the same answers checked across kinds. The btrees were chosen; beside them, each other kind's time as a multiple of the btree's.`,
+    rows: Object.entries(r.kinds.btree.queries).map(([q, x]) => ({
+      figure: `btree: ${q.replace(/_/g, ' ')}`,
+      value: x.p50_ms,
+      unit: 'ms',
+      beside: kinds.map((k) => `${label[k] ?? k} ${times(r.kinds[k].queries[q].p50_ms / x.p50_ms)}`).join(', '),
+    })),
+  };
+};
+
+const ipamFirstFree = (r) => ({
+  title: 'First free IP with the block-usage summary',
+  about: `Scratch tables of ${r.data.addresses.toLocaleString('en-US')} addresses; each search with the summary beside the plain walk (same answers checked). The goal's figure is the service's search in "ipam at 1,000,000 addresses" below.`,
+  rows: [
+    ...Object.entries(r.queries).map(([q, x]) => ({
+      figure: `${q.replace(/_/g, ' ')}, p50 with the summary`,
+      value: x.with_summary.p50_ms,
+      unit: 'ms',
+      beside: `plain walk ${format(x.plain_walk.p50_ms)} ms (${times(x.plain_walk.p50_ms / x.with_summary.p50_ms)})`,
+    })),
+    { figure: 'bulk insert of 1,000 addresses with the summary kept (SQL)', value: r.bulk_create_sql.insert_1000_and_summary_p50_ms, unit: 'ms', beside: `the insert alone ${format(r.bulk_create_sql.insert_1000_p50_ms)} ms` },
+    ...(r.bulk_create_service
+      ? [{ figure: `POST of 1,000 addresses over ${format(r.bulk_create_service.addresses_stored)} stored, p50 of ${r.bulk_create_service.requests}`, value: r.bulk_create_service.p50_ms, unit: 'ms', goal: lt(1000), beside: `max ${format(r.bulk_create_service.max_ms)} ms` }]
+      : []),
+  ],
+});
+
+const ipam = (r) => {
+  const read = (prefix) => r.reads.find((x) => x.name.startsWith(prefix));
+  const s = r.searches;
+  const loaded = (x) => `p99 ${format(x.sequential.p99_ms)} ms; under load ${x.loaded.requests_per_s} req/s; ${plural(x.queries, 'statement')}`;
+  const firstFree = read('first free IP');
+  const floor = r.http_floor.sequential.p50_ms;
+  const lists = [read('ip-addresses ?parent'), read('prefixes ?within')];
+  const c = r.concurrent_allocations;
+  return {
+    title: 'ipam at 1,000,000 addresses and 100,000 prefixes',
+    about: `The ipam service as its own process; rows loaded set-based in SQL (see bench/README.md); ${round(r.load.data.used_fraction_of_8 * 100, 1)} % of 10.0.0.0/8 used. p50 of ${firstFree.sequential.n} sequential requests.`,
+    rows: [
+      { figure: 'first free IP of the 99 % used /8: the search (no HTTP), p50', value: s.first_free_ip_of_the_8.p50_ms, unit: 'ms', goal: lt(r.goals.first_free_ip_search_p50_ms), anchor: `NetBox ${seconds(r.others.netbox_first_free_ip_ms)} s; Nautobot ${format(r.others.nautobot_first_free_ip_ms)} ms`, beside: `p99 ${format(s.first_free_ip_of_the_8.p99_ms)} ms` },
+      { figure: 'the same over HTTP (available-ips ?limit=1), p50', value: firstFree.sequential.p50_ms, unit: 'ms', beside: `${times(firstFree.sequential.p50_ms / floor)} the HTTP floor (rirs ?limit=1: ${format(floor)} ms); ${loaded(firstFree)}` },
+      { figure: '50 free IPs of the /8: the search, p50', value: s.free_ips_50_of_the_8.p50_ms, unit: 'ms', beside: `over HTTP ${format(read('50 free IPs').sequential.p50_ms)} ms` },
+      { figure: 'available-prefixes of the /8 (10,000 children), p50', value: read('available-prefixes').sequential.p50_ms, unit: 'ms', beside: `the search alone ${format(s.available_prefixes_of_the_8.p50_ms)} ms; ${read('available-prefixes').objects} blocks` },
+      ...lists.map((x) => ({ figure: `GET ${x.name}, p50`, value: x.sequential.p50_ms, unit: 'ms', goal: lt(r.goals.lists_1000_ms), beside: loaded(x) })),
+      { figure: `bulk create of 1,000 addresses in one POST, p50 of ${r.bulk_create_1000_addresses.requests}`, value: r.bulk_create_1000_addresses.p50_ms, unit: 'ms', goal: lt(r.goals.bulk_create_1000_ms), beside: `max ${format(r.bulk_create_1000_addresses.max_ms)} ms; ${r.bulk_create_1000_addresses.queries} statements` },
+      { figure: `${c.clients} clients allocating at once (POST available-ips)`, value: c.allocations_per_s, unit: 'allocations/s', beside: `p50 ${format(c.latency.p50_ms)} ms; ${c.queries} statements each` },
+      { figure: 'addresses handed out twice', value: c.allocations - c.distinct_addresses, unit: '', goal: none(0), beside: `${c.allocations} allocations` },
+    ],
+  };
+};
+
+/** V8's heap at the load's end, and what was live after a full collection (when measured). */
+const heap = (u) =>
+  u?.load_end ? `; V8 heap at the load's end ${u.load_end.heapTotal} MB (${u.load_end.heapUsed} used)${u.after_full_gc ? `, live after a full GC ${u.after_full_gc.heapUsed} MB` : ''}` : '';
+
+const memory = (r) => ({
+  title: 'Resident memory of each process',
+  about: `${r.method}.`,
+  rows: [
+    ...Object.entries(r.processes).map(([name, p]) => ({
+      figure: `${name}: peak RSS under load`,
+      value: p.loaded_peak_mb,
+      unit: 'MB',
+      goal: lt(r.goal_mb),
+      beside: `idle ${p.idle_mb}, loaded median ${p.loaded_median_mb}, VmHWM ${p.high_water_mark_mb}, after the load ${p.after_mb} MB${heap(p.node_memory_usage_mb)}`,
+    })),
+    { figure: 'requests that failed during the load', value: r.load.errors, unit: '', goal: none(0), beside: `${r.load.requests} requests, ${r.load.requests_per_s} req/s; ${r.load.writes} writes, ${r.load.object_changes_recorded} change records, ${r.load.webhook_deliveries_received} webhook deliveries` },
+  ],
+});
+
+/** Result file name -> extractor. The order is RESULTS.md's. */
+const EXTRACTORS = {
+  'tenants-list': tenantsList,
+  'before-after': beforeAfter(0.95, 1.05, 'Before and after the hardening work (issue 6)'),
+  'outbox-cost': beforeAfter(null, 1.15, 'What the outbox costs (issue 7)'),
+  events,
+  projections,
+  webhooks,
+  dcim,
+  'ipam-index': ipamIndex,
+  'ipam-first-free': ipamFirstFree,
+  ipam,
+  memory,
+};
+
+module.exports = { EXTRACTORS, met, format };
