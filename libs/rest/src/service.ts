@@ -1,9 +1,9 @@
 import type { Express, Request, Response, NextFunction } from 'express';
-import { createApp, createLogger, listen, type BaseConfig, type Logger, type RunningServer, NotFound, PermissionDenied } from '@inventory/core';
+import { Metrics, createApp, createLogger, listen, shutdownOptions, type BaseConfig, type Logger, type RunningServer, NotFound, PermissionDenied } from '@inventory/core';
 import { IDENTITY_HEADER, verifyIdentity, parseExemptList } from '@inventory/auth';
 import { ServiceClient } from '@inventory/refs';
-import { OutboxRelay, brokerReachable, subscribeChanges, type ChangeSubscription } from '@inventory/events';
-import { Db } from './db';
+import { OutboxRelay, brokerReachable, subscribeChanges, waitForBroker, type ChangeSubscription } from '@inventory/events';
+import { Db, waitForDatabase } from './db';
 import { RemoteExtras } from './extras-client';
 import type { ExtrasApi } from './features';
 import type { ModelDef } from './model';
@@ -15,6 +15,13 @@ import { mountInternal } from './internal';
 import { projectionFeed, type ProjectionFeed } from './projection-feed';
 import { ensureProjections, tagProjection } from './projections';
 import { ensureConfigContextFunctions } from './config-context';
+import { registerServiceGauges } from './service-metrics';
+
+/** Background work of a service (consumers, timers): started once it listens, stopped once its HTTP server has drained. */
+export interface Worker {
+  start(): void | Promise<void>;
+  stop(): Promise<void>;
+}
 
 export interface RestServiceOptions {
   /** Service name; also its database schema. */
@@ -30,6 +37,8 @@ export interface RestServiceOptions {
   routes?: (app: Express, ctx: ServiceContext) => void;
   /** Endpoints under /api/<area>/ that are not models but belong in the area listing. */
   extraEndpoints?: string[];
+  /** The service's own background work (started after the relay and projections, stopped before them). */
+  workers?: (ctx: ServiceContext) => Worker[];
   log?: Logger;
 }
 
@@ -40,8 +49,14 @@ export interface RestService {
   relay: OutboxRelay | null;
   /** Keeps the projections of other services' objects (idle when there are none, or no broker). */
   projections: ProjectionFeed;
-  /** Runs migrations, listens, starts the relay. */
+  /** Waits for PostgreSQL (and RabbitMQ), runs migrations, listens, starts the relay, the projections and the workers. */
   start(port?: number): Promise<RunningServer>;
+  /**
+   * Shuts down gracefully: readiness 503, the listener closed, requests in
+   * flight answered; then the workers and consumers stop (what they hold is
+   * finished or given back to the queue), the relay publishes what is
+   * committed, and the pools close.
+   */
   stop(): Promise<void>;
 }
 
@@ -64,6 +79,8 @@ export function createRestService(opts: RestServiceOptions): RestService {
   const { config } = opts;
   const log = opts.log ?? createLogger(opts.name, config.LOG_LEVEL);
   const db = new Db(config.DATABASE_URL, opts.name, config.DATABASE_POOL_MAX);
+  const metrics = new Metrics(opts.name);
+  registerServiceGauges(metrics, db);
   const refs = new ServiceClient(opts.name, config.SERVICE_URLS, config.INTERNAL_TOKEN_SECRET);
   const base: Omit<ServiceContext, 'extras'> = {
     name: opts.name,
@@ -81,6 +98,7 @@ export function createRestService(opts: RestServiceOptions): RestService {
       exemptViewPermissions: parseExemptList(config.EXEMPT_VIEW_PERMISSIONS),
     },
     log,
+    metrics,
   };
   // tags render and filter from this service's projection of them; extras is asked only for what it does not hold yet
   const ctx: ServiceContext = { ...base, extras: opts.extras ? opts.extras(base) : new RemoteExtras(refs, () => tagProjection(ctx)) };
@@ -90,6 +108,8 @@ export function createRestService(opts: RestServiceOptions): RestService {
     log,
     queryCountHeader: config.QUERY_COUNT_HEADER,
     maxBodySize: config.MAX_BODY_SIZE,
+    metrics,
+    metricsToken: config.METRICS_TOKEN,
     readiness: [
       () => db.ping(),
       async () => {
@@ -125,9 +145,11 @@ export function createRestService(opts: RestServiceOptions): RestService {
         log,
         // sent rows stay as long as the change log keeps changes: the by-request filters read them
         retentionHours: config.CHANGELOG_RETENTION * 24,
+        metrics,
       }) : null;
   // other services' objects this one refers to or counts, kept locally from their events
   const projections = projectionFeed(ctx, config);
+  const workers = opts.workers?.(ctx) ?? [];
   let server: RunningServer | null = null;
   let changes: ChangeSubscription | null = null;
   return {
@@ -136,11 +158,13 @@ export function createRestService(opts: RestServiceOptions): RestService {
     relay,
     projections,
     async start(port = config.PORT) {
+      // started before its database or broker (a compose file, a cluster coming up): wait for them, do not crash
+      await Promise.all([waitForDatabase(config.DATABASE_URL, log), config.AMQP_URL ? waitForBroker(config.AMQP_URL, log) : undefined]);
       const applied = await migrate(config.DATABASE_URL, opts.name, opts.models, opts.migrations);
       if (applied.length) log.info({ applied }, 'migrations applied');
       await ensureProjections(ctx);
       await ensureConfigContextFunctions(ctx);
-      server = await listen(app, port, config.HOST);
+      server = await listen(app, port, config.HOST, shutdownOptions(config));
       relay?.start();
       projections.start();
       if (config.AMQP_URL) {
@@ -154,16 +178,21 @@ export function createRestService(opts: RestServiceOptions): RestService {
         });
         await Promise.race([changes.ready, new Promise((r) => setTimeout(r, 5000).unref())]);
       }
+      for (const w of workers) await w.start();
       log.info({ port: server.port }, `${opts.name} listening`);
       return server;
     },
     async stop() {
+      // no request is answered after this: every write the relay must publish is committed
       if (server) await server.close();
+      server = null;
+      for (const w of [...workers].reverse()) await w.stop();
       await projections.stop();
       await changes?.stop();
       changes = null;
       await relay?.stop();
       await db.close();
+      log.info(`${opts.name} stopped`);
     },
   };
 }

@@ -12,3 +12,4 @@ export * from './receiver';
 export * from './service-process';
 export * from './paced';
 export * from './browser';
+export * from './metrics';

@@ -1,7 +1,7 @@
 import { CHANGELOG_QUEUE, EventConsumer, type ChangeEvent, type ConsumerTx } from '@inventory/events';
 import { sql, raw } from '@inventory/filtering';
 import { Cache, type BaseConfig } from '@inventory/core';
-import type { ServiceContext } from '@inventory/rest';
+import { eventSource, type ServiceContext } from '@inventory/rest';
 import { objectChange } from './models';
 
 const ACTION = { created: 'create', updated: 'update', deleted: 'delete' } as const;
@@ -115,6 +115,8 @@ export function changelog(ctx: ServiceContext, config: BaseConfig, retentionDays
         queue,
         bindings: CHANGELOG_QUEUE.bindings,
         handler: changelogHandler(ctx),
+        metrics: ctx.metrics,
+        sourceOf: (event) => eventSource(ctx, event),
         // a burst of writes is recorded a batch per transaction (every effect of the handler is in it)
         batchSize: 100,
         log: ctx.log,

@@ -43,6 +43,7 @@ export function createService(config: BaseConfig, opts: ExtrasOptions = {}): Res
     const counts = await taggedItems(service, q, rows.map((r) => Number(r.id)));
     out.forEach((o) => (o.tagged_items = counts.get(Number(o.id)) ?? 0));
   };
+  // the change log: consumed from every service's events once migrated and listening; stopped once drained
   const service = createRestService({
     name: 'extras',
     area: 'extras',
@@ -57,18 +58,7 @@ export function createService(config: BaseConfig, opts: ExtrasOptions = {}): Res
       mountChoices(app, ctx);
       mountConfigTemplateRender(app, ctx);
     },
+    workers: (ctx) => [changelog(ctx, config, config.CHANGELOG_RETENTION, opts.changelogQueue)],
   });
-  // the change log: consumed from every service's events once migrated and listening; stopped first
-  const changeLog = changelog(service.ctx, config, config.CHANGELOG_RETENTION, opts.changelogQueue);
-  const { start, stop } = service;
-  service.start = async (port) => {
-    const server = await start(port);
-    changeLog.start();
-    return server;
-  };
-  service.stop = async () => {
-    await changeLog.stop();
-    await stop();
-  };
   return service;
 }
