@@ -265,14 +265,16 @@ export function listen(app: Express | http.RequestListener, port: number, host =
     draining = true;
     if (shutdown.delayMs) await sleep(shutdown.delayMs);
     closing = true;
-    const ended = new Promise<void>((done) => server.close(() => done()));
+    // ends once the last connection is gone (a destroyed socket's own 'close' event comes later: not waited for)
+    let over = false;
+    const ended = new Promise<void>((done) => server.close(() => ((over = true), done())));
     const deadline = Date.now() + (shutdown.timeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS);
-    while (connections.size && Date.now() < deadline) {
+    while (!over && Date.now() < deadline) {
       const now = Date.now();
       for (const [s, c] of connections) if (c.busy === 0 && now - c.idleSince >= IDLE_GRACE_MS) s.destroy();
       await Promise.race([ended, sleep(25)]);
     }
-    for (const s of connections.keys()) s.destroy(); // past the deadline
+    if (!over) for (const s of connections.keys()) s.destroy(); // past the deadline
     await ended;
   };
 

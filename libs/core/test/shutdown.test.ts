@@ -79,6 +79,14 @@ describe('graceful shutdown', () => {
     }
   });
 
+  test('when clients hold idle keep-alive connections (fetch\'s pool), then close() ends them after a short grace, not at the timeout', async () => {
+    const server = await listen(app(), 0, '127.0.0.1', { timeoutMs: 10_000 });
+    await Promise.all([1, 2, 3].map(async () => (await fetch(`${server.url}/slow/?ms=20`)).text()));
+    const started = Date.now();
+    await server.close();
+    expect(Date.now() - started).toBeLessThan(2000);
+  });
+
   test('when a request outlives SHUTDOWN_TIMEOUT, then its connection is cut and close() resolves', async () => {
     const server = await listen(app(), 0, '127.0.0.1', { timeoutMs: 200 });
     const agent = new http.Agent({ keepAlive: true });
