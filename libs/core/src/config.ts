@@ -54,6 +54,9 @@ export const baseConfigSchema = {
   MAX_BODY_SIZE: Joi.number().integer().min(1024).default(10 * 1024 * 1024),
   AMQP_URL: Joi.string().uri({ scheme: ['amqp', 'amqps'] }).empty('').optional(),
   CHANGELOG_RETENTION: Joi.number().integer().min(0).default(90),
+  METRICS_TOKEN: Joi.string().min(16).optional(),
+  SHUTDOWN_DELAY: Joi.number().min(0).default(0),
+  SHUTDOWN_TIMEOUT: Joi.number().min(0).default(20),
 };
 
 export interface BaseConfig {
@@ -84,6 +87,17 @@ export interface BaseConfig {
    * by-request filters read.
    */
   CHANGELOG_RETENTION: number;
+  /** When set, /metrics wants `Authorization: Bearer <METRICS_TOKEN>`; unset, it is open (as NetBox's). */
+  METRICS_TOKEN?: string;
+  /** Seconds between readiness turning 503 at SIGTERM and the listener closing (for a load balancer to take the instance out). */
+  SHUTDOWN_DELAY: number;
+  /** Seconds requests in flight get to finish once the listener is closed, before their connections are cut. */
+  SHUTDOWN_TIMEOUT: number;
+}
+
+/** The graceful shutdown a configuration asks for (`listen`'s options). */
+export function shutdownOptions(config: Pick<BaseConfig, 'SHUTDOWN_DELAY' | 'SHUTDOWN_TIMEOUT'>): { delayMs: number; timeoutMs: number } {
+  return { delayMs: (config.SHUTDOWN_DELAY ?? 0) * 1000, timeoutMs: (config.SHUTDOWN_TIMEOUT ?? 20) * 1000 };
 }
 
 export const baseConfig = Joi.object<BaseConfig>(baseConfigSchema);

@@ -7,6 +7,7 @@ import { runWithContext } from './context';
 import { HttpError, UnsupportedMediaType, BadRequest, Conflict, PayloadTooLarge, TooManyRequests } from './errors';
 import { checkJsonBody } from './input';
 import type { Logger } from './logging';
+import { Metrics, httpMetrics, httpMetricsMiddleware, metricsHandler } from './metrics';
 
 export type ReadinessCheck = () => Promise<void>;
 
@@ -136,6 +137,10 @@ export interface ServiceOptions {
   maxBodySize?: number;
   /** Requests whose body a route reads itself, as a stream (an image upload): not read as JSON. */
   streamedBody?: (req: Request) => boolean;
+  /** The instance's metrics, served at /metrics (a registry of its own when not given). */
+  metrics?: Metrics;
+  /** METRICS_TOKEN: /metrics wants it as a bearer token (open when unset). */
+  metricsToken?: string;
   /** Attach routes; called after the common middleware. */
   routes: (app: Express) => void;
 }
@@ -144,15 +149,18 @@ export interface RunningServer {
   port: number;
   url: string;
   server: http.Server;
+  /** Shuts down gracefully (see `listen`); resolves once every connection is closed. */
   close(): Promise<void>;
 }
 
-/** Express app with request ids, JSON bodies, health endpoints and the error handler. */
+/** Express app with request ids, JSON bodies, health and metrics endpoints and the error handler. */
 export function createApp(opts: ServiceOptions): Express {
   const app = express();
+  const metrics = opts.metrics ?? new Metrics(opts.name);
   app.disable('x-powered-by');
   app.disable('etag');
   app.set('query parser', 'extended');
+  app.use(httpMetricsMiddleware(httpMetrics(metrics)));
   app.use((req, res, next) => {
     const incoming = req.headers['x-request-id'];
     const requestId = typeof incoming === 'string' && /^[0-9a-f-]{36}$/i.test(incoming) ? incoming : randomUUID();
@@ -179,21 +187,101 @@ export function createApp(opts: ServiceOptions): Express {
       res.status(503).json({ status: 'unavailable', detail: (err as Error).message });
     }
   });
+  app.get('/metrics', metricsHandler(metrics, opts.metricsToken));
   app.use(jsonBody(opts.maxBodySize, opts.streamedBody));
   opts.routes(app);
   app.use(errorHandler(opts.log));
   return app;
 }
 
-/** Listens, and closes gracefully: stop accepting, let in-flight requests finish, then drop idle sockets. */
-export function listen(app: Express | http.RequestListener, port: number, host = '127.0.0.1'): Promise<RunningServer> {
-  const server = http.createServer(app as http.RequestListener);
-  server.keepAliveTimeout = 65_000;
-  const sockets = new Set<Socket>();
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
+export interface ShutdownOptions {
+  /** SHUTDOWN_DELAY: how long readiness answers 503 while requests are still served as usual, before the listener closes (ms). */
+  delayMs?: number;
+  /** SHUTDOWN_TIMEOUT: how long requests in flight may take once the listener is closed; then their connections are cut (ms). */
+  timeoutMs?: number;
+  /** The readiness path, answered 503 from the first moment of a shutdown (default `/readyz`). */
+  readinessPath?: string;
+}
+
+/** A connection's requests under way, and since when it has had none. */
+interface Connection {
+  busy: number;
+  idleSince: number;
+}
+
+/**
+ * A keep-alive connection with no request under way is closed at shutdown
+ * once it has been idle this long: a client that is just sending its next
+ * request on it (a few ms at most) gets that request answered, with
+ * `Connection: close`, rather than a reset.
+ */
+const IDLE_GRACE_MS = 250;
+const DEFAULT_SHUTDOWN_TIMEOUT_MS = 20_000;
+
+/**
+ * Listens; `close()` shuts down gracefully, for a load balancer in front:
+ * readiness (`/readyz`) answers 503 at once; after `delayMs` (during which
+ * requests are served as usual, while the balancer takes the instance out)
+ * the listener closes, so new connections are refused; requests in flight
+ * finish, their responses saying `Connection: close`; idle connections are
+ * closed once idle for a moment; after `timeoutMs` whatever is left is cut.
+ */
+export function listen(app: Express | http.RequestListener, port: number, host = '127.0.0.1', shutdown: ShutdownOptions = {}): Promise<RunningServer> {
+  const readiness = shutdown.readinessPath ?? '/readyz';
+  const handle = app as http.RequestListener;
+  const connections = new Map<Socket, Connection>();
+  /** Readiness says 503. */
+  let draining = false;
+  /** The listener is closed: every response ends its connection. */
+  let closing = false;
+  const server = http.createServer((req, res) => {
+    const conn = connections.get(req.socket);
+    if (conn) {
+      conn.busy++;
+      res.once('close', () => {
+        conn.busy--;
+        conn.idleSince = Date.now();
+      });
+    }
+    // set as the head is written, so that a request in flight when the listener closes says it too
+    const writeHead = res.writeHead;
+    res.writeHead = function (this: http.ServerResponse, ...args: unknown[]) {
+      if (closing && !this.headersSent) this.setHeader('Connection', 'close');
+      return (writeHead as (...a: unknown[]) => http.ServerResponse).apply(this, args);
+    } as typeof res.writeHead;
+    if (draining && (req.url ?? '').split('?')[0] === readiness) {
+      sendJson(res, 503, { status: 'unavailable', detail: 'The service is shutting down.' });
+      return;
+    }
+    handle(req, res);
   });
+  server.keepAliveTimeout = 65_000;
+  server.on('connection', (s: Socket) => {
+    connections.set(s, { busy: 0, idleSince: Date.now() });
+    s.on('close', () => connections.delete(s));
+  });
+  // Node's close() drops idle keep-alive connections at once, racing a client that is sending its next
+  // request on one at that moment; they are closed below instead, once idle for IDLE_GRACE_MS
+  server.closeIdleConnections = () => undefined;
+
+  let closed: Promise<void> | null = null;
+  const close = async (): Promise<void> => {
+    draining = true;
+    if (shutdown.delayMs) await sleep(shutdown.delayMs);
+    closing = true;
+    // ends once the last connection is gone (a destroyed socket's own 'close' event comes later: not waited for)
+    let over = false;
+    const ended = new Promise<void>((done) => server.close(() => ((over = true), done())));
+    const deadline = Date.now() + (shutdown.timeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS);
+    while (!over && Date.now() < deadline) {
+      const now = Date.now();
+      for (const [s, c] of connections) if (c.busy === 0 && now - c.idleSince >= IDLE_GRACE_MS) s.destroy();
+      await Promise.race([ended, sleep(25)]);
+    }
+    if (!over) for (const s of connections.keys()) s.destroy(); // past the deadline
+    await ended;
+  };
+
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
@@ -202,19 +290,13 @@ export function listen(app: Express | http.RequestListener, port: number, host =
         port: addr.port,
         url: `http://${host}:${addr.port}`,
         server,
-        close: () =>
-          new Promise<void>((done) => {
-            server.close(() => done());
-            server.closeIdleConnections();
-            const timer = setTimeout(() => {
-              for (const s of sockets) s.destroy();
-            }, 5000);
-            timer.unref();
-          }),
+        close: () => (closed ??= close()),
       });
     });
   });
 }
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** Runs `stop` once on SIGTERM/SIGINT, then exits. */
 export function onShutdown(log: Logger, stop: () => Promise<void>): void {

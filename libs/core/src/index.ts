@@ -5,3 +5,5 @@ export * from './context';
 export * from './logging';
 export * from './http';
 export * from './input';
+export * from './metrics';
+export * from './startup';

@@ -1,8 +1,10 @@
 import { type Channel, type ChannelModel, type ConsumeMessage } from 'amqplib';
 import { connectBroker } from './connection';
 import pg from 'pg';
+import type { Counter, Histogram, Metrics } from '@inventory/core';
 import { type Sql, render, quoteIdent } from '@inventory/filtering';
 import type { ChangeEvent } from './envelope';
+import { EVENT_LAG_BUCKETS } from './relay';
 import { declareConsumerQueue } from './topology';
 
 type Log = { info(o: object, m?: string): void; warn(o: object, m?: string): void };
@@ -73,7 +75,13 @@ export interface ConsumerOptions {
   deliveryLimit?: number;
   /** Processed-event records are deleted after this long (hours, default 168). */
   retentionHours?: number;
+  /** Where the consumer's figures go (events by outcome, their lag, whether it consumes). */
+  metrics?: Metrics;
+  /** The service an event comes from, for the lag's `source` label (default: the app of its model, `dcim` of `dcim.site`). */
+  sourceOf?: (event: ChangeEvent) => string;
 }
+
+type Outcome = 'applied' | 'duplicate' | 'failed' | 'rejected';
 
 const MAX_BACKOFF_MS = 10_000;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -109,15 +117,26 @@ export class EventConsumer {
   private broken: ((err: Error) => void) | null = null;
   private wakeSleep: (() => void) | null = null;
   private lastPrune = 0;
-  /** Events applied, and duplicates skipped, since start (for tests and metrics). */
+  /** Events applied, and duplicates skipped, since start (for tests). */
   applied = 0;
   skipped = 0;
   failed = 0;
-
   private readonly batchSize: number;
   private readonly apply: BatchHandler;
+  private readonly counted?: { events: Counter<'queue' | 'outcome'>; lag: Histogram<'queue' | 'source'> };
+  private setConsuming: (on: boolean) => void = () => undefined;
 
   constructor(private readonly o: ConsumerOptions) {
+    const m = o.metrics;
+    if (m) {
+      this.counted = {
+        events: m.counter('inventory_consumer_events_total', 'Change events a consumer took, by queue and outcome (applied, duplicate: applied before, failed: rolled back and requeued, rejected: not an event).', ['queue', 'outcome']),
+        lag: m.histogram('inventory_consumer_lag_seconds', "Time from an event's write by its owner to its effect committed by a consumer (a projection's lag on `<service>.projections`), by queue and source service.", ['queue', 'source'], EVENT_LAG_BUCKETS),
+      };
+      const connected = m.gauge('inventory_consumer_connected', 'Whether a consumer is connected and taking messages (1) or reconnecting (0), by queue.', ['queue']);
+      this.setConsuming = (on) => connected.set({ queue: o.queue }, on ? 1 : 0);
+      this.setConsuming(false);
+    }
     this.batchSize = Math.max(1, o.batchSize ?? 1);
     const { handler, batchHandler } = o;
     if (batchHandler) this.apply = batchHandler;
@@ -193,12 +212,14 @@ export class EventConsumer {
         { noAck: false },
       );
       if (this.stopping) this.broken?.(new Error('stopping'));
+      this.setConsuming(true);
       this.o.log.info({ queue: this.o.queue }, 'event consumer started');
       const err = await failure;
       if (!this.stopping) throw err;
       await ch.cancel(consumerTag).catch(() => undefined);
     } finally {
       this.broken = null;
+      this.setConsuming(false);
       await chain; // the message being applied finishes (or fails) before the connections go
       await conn?.close().catch(() => undefined);
       await db?.end().catch(() => undefined);
@@ -219,6 +240,7 @@ export class EventConsumer {
       if (event) events.push({ msg, event });
       else {
         this.o.log.warn({ queue: this.o.queue, messageId: msg.properties.messageId }, 'event consumer: not an event, dead-lettered');
+        this.counted?.events.inc({ queue: this.o.queue, outcome: 'rejected' });
         this.settle(() => ch.nack(msg, false, false));
       }
     }
@@ -229,6 +251,7 @@ export class EventConsumer {
       this.settle(() => ch.ack(events[events.length - 1].msg, true));
     } catch (err) {
       this.failed++;
+      this.count('failed', events.length);
       const rolledBack = await db.query('ROLLBACK').then(
         () => true,
         () => false,
@@ -280,6 +303,17 @@ export class EventConsumer {
     }
     this.applied += todo.length;
     this.skipped += events.length - todo.length;
+    this.count('applied', todo.length);
+    this.count('duplicate', events.length - todo.length);
+    if (this.counted) {
+      const now = Date.now();
+      const sourceOf = this.o.sourceOf ?? ((e: ChangeEvent) => e.model.split('.')[0]);
+      for (const e of todo) this.counted.lag.observe({ queue: this.o.queue, source: sourceOf(e) }, Math.max(0, now - Date.parse(e.timestamp)) / 1000 || 0);
+    }
+  }
+
+  private count(outcome: Outcome, n: number): void {
+    if (n > 0) this.counted?.events.inc({ queue: this.o.queue, outcome }, n);
   }
 
   /** Acks or nacks; a closed channel throws, and the broker then redelivers anyway. */

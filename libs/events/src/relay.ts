@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { type ChannelModel, type ConfirmChannel } from 'amqplib';
 import { connectBroker } from './connection';
 import pg from 'pg';
+import type { Counter, Histogram, Metrics } from '@inventory/core';
 import { quoteIdent } from '@inventory/filtering';
 import { EVENTS_EXCHANGE, routingKey, type ChangeEvent } from './envelope';
 import { OUTBOX_TABLE, outboxChannel } from './outbox';
@@ -22,7 +23,15 @@ export interface RelayOptions {
   confirmTimeoutMs?: number;
   /** Sent rows are deleted after this long (hours; default 24; 0 keeps them). */
   retentionHours?: number;
+  /** Where the relay's figures go (published events, their lag, whether it publishes). */
+  metrics?: Metrics;
 }
+
+/** Event lags: milliseconds when all is well, up to hours after an outage. */
+export const EVENT_LAG_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 7200];
+
+/** How long `stop()` lets the relay publish what is committed before it gives up (the rest waits in the outbox). */
+export const FLUSH_TIMEOUT_MS = 10_000;
 
 const MAX_BACKOFF_MS = 10_000;
 /** A broker that accepts publishes but never confirms them (a half-dead connection) is given up on after this. */
@@ -43,26 +52,55 @@ function lockKey(schema: string): string {
  * published again with the same message id, which consumers drop.
  */
 export class OutboxRelay {
+  /** Stop now (a batch under way still completes). */
   private stopping = false;
+  /** Publish what is in the outbox, then stop. */
+  private flushing = false;
   private wake: (() => void) | null = null;
   private pending = false;
   private loop: Promise<void> | null = null;
   private db: pg.Client | null = null;
   private broker: ChannelModel | null = null;
   private lastPrune = 0;
-  /** Rows published since start (for tests and metrics). */
+  /** Rows published since start (for tests). */
   published = 0;
+  /** Whether this instance is the one publishing (holds the schema's lock, connected to the broker). */
+  publishing = false;
+  private readonly counted?: { published: Counter; lag: Histogram };
 
-  constructor(private readonly o: RelayOptions) {}
+  constructor(private readonly o: RelayOptions) {
+    const m = o.metrics;
+    if (m) {
+      this.counted = {
+        published: m.counter('inventory_outbox_published_total', 'Change events the outbox relay published (confirmed by the broker).'),
+        lag: m.histogram('inventory_outbox_publish_lag_seconds', "Time from an event's write to the broker's confirm of its publication.", [], EVENT_LAG_BUCKETS),
+      };
+      m.gauge('inventory_outbox_relay_publishing', 'Whether this instance relays the outbox (1) or another replica does, or it is reconnecting (0).', [], (g) => g.set(this.publishing ? 1 : 0));
+    }
+  }
 
   start(): void {
+    this.stopping = false;
+    this.flushing = false;
     this.loop ??= this.run();
   }
 
-  async stop(): Promise<void> {
-    this.stopping = true;
+  /**
+   * Publishes what is committed in the outbox by now, then stops (at a
+   * shutdown, after the HTTP server has drained: no event of an answered
+   * write waits for the next start). Gives up after `timeoutMs` or at the
+   * first error (a broker that is down): what is left waits in the outbox.
+   * A replica that is not the publishing one stops at once.
+   */
+  async stop(timeoutMs = FLUSH_TIMEOUT_MS): Promise<void> {
+    this.flushing = true;
     this.nudge();
+    const timer = setTimeout(() => {
+      this.stopping = true;
+      this.nudge();
+    }, timeoutMs);
     await this.loop;
+    clearTimeout(timer);
     this.loop = null;
   }
 
@@ -73,17 +111,23 @@ export class OutboxRelay {
 
   private async run(): Promise<void> {
     let backoff = 200;
-    while (!this.stopping) {
+    while (!this.stopping && !this.flushing) {
       try {
         await this.serve();
         backoff = 200;
       } catch (err) {
+        this.publishing = false;
+        if (this.flushing) {
+          this.o.log.warn({ err: (err as Error).message, schema: this.o.schema }, 'outbox relay: stopped before publishing everything (the rest is published at the next start)');
+          break;
+        }
         this.o.log.warn({ err: (err as Error).message, schema: this.o.schema }, 'outbox relay: retrying after an error');
         await this.disconnect();
         await this.sleep(backoff);
         backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
       }
     }
+    this.publishing = false;
     await this.disconnect();
   }
 
@@ -94,12 +138,13 @@ export class OutboxRelay {
     this.db = db;
     db.on('error', () => this.nudge());
     await db.connect();
-    while (!this.stopping) {
+    for (;;) {
+      if (this.stopping) return;
       const [{ locked }] = (await db.query('SELECT pg_try_advisory_lock($1::bigint) AS locked', [lockKey(this.o.schema)])).rows;
       if (locked) break;
+      if (this.flushing) return; // the publishing replica has the outbox
       await this.sleep(this.o.pollMs ?? 5000); // another replica publishes
     }
-    if (this.stopping) return;
     db.on('notification', () => this.nudge());
     await db.query(`LISTEN ${quoteIdent(outboxChannel(this.o.schema))}`);
     const conn = await connectBroker(this.o.amqpUrl);
@@ -111,10 +156,12 @@ export class OutboxRelay {
     await declareEventsExchange(ch);
     for (const q of DURABLE_QUEUES) await declareConsumerQueue(ch, q);
     this.o.log.info({ schema: this.o.schema }, 'outbox relay publishing');
+    this.publishing = true;
     while (!this.stopping) {
       if (broken) throw broken;
       this.pending = false;
       while (!this.stopping && (await this.drainBatch(db, ch)) > 0);
+      if (this.flushing) return; // drained: everything committed before the stop is published
       await this.prune(db);
       if (!this.pending) await this.sleep(this.o.pollMs ?? 5000);
     }
@@ -152,8 +199,13 @@ export class OutboxRelay {
       });
     }
     await this.confirmed(ch);
+    if (this.counted) {
+      const now = Date.now();
+      for (const r of rows) this.counted.lag.observe(Math.max(0, now - new Date(r.timestamp).getTime()) / 1000);
+    }
     await db.query(`UPDATE ${table} SET sent_at = now() WHERE seq = ANY($1::bigint[])`, [rows.map((r) => r.seq)]);
     this.published += rows.length;
+    this.counted?.published.inc(rows.length);
     return rows.length;
   }
 
@@ -189,7 +241,7 @@ export class OutboxRelay {
         this.wake = null;
         done();
       };
-      if (this.pending || this.stopping) done();
+      if (this.pending || this.stopping || this.flushing) done();
     });
   }
 

@@ -1,6 +1,7 @@
 import amqp, { type ChannelModel } from 'amqplib';
 import pg from 'pg';
-import { createTestDatabase, startBroker } from '@inventory/testkit';
+import { Metrics } from '@inventory/core';
+import { createTestDatabase, parseExposition, startBroker } from '@inventory/testkit';
 import { sql } from '@inventory/filtering';
 import {
   EVENTS_EXCHANGE,
@@ -61,7 +62,7 @@ function consumer(
   queue: string,
   pattern: string,
   handler: (e: ChangeEvent, tx: ConsumerTx) => Promise<void>,
-  extra: { deliveryLimit?: number; batchSize?: number; prefetch?: number } = {},
+  extra: { deliveryLimit?: number; batchSize?: number; prefetch?: number; metrics?: Metrics; sourceOf?: (e: ChangeEvent) => string } = {},
 ) {
   const c = new EventConsumer({ amqpUrl: broker.url, databaseUrl: db.url, schema: SCHEMA, queue, bindings: [pattern], handler, log: silent, prefetch: 5, ...extra });
   running.push(c);
@@ -238,4 +239,30 @@ describe('in batches', () => {
     expect((await applied('test.batch-poison')).map((r) => r.event_id)).toEqual(good.map((e) => e.id));
     expect(c.applied).toBe(30);
   });
+});
+
+test('when events are applied, repeated and failed, then the consumer\'s metrics count each outcome per queue and the lag per source', async () => {
+  const metrics = new Metrics('cons');
+  let failOnce = true;
+  const c = consumer('test.metrics', 'metrics.#', async (e, tx) => {
+    if (e.object_id === 3 && failOnce) {
+      failOnce = false;
+      throw new Error('once');
+    }
+    await record('test.metrics')(e, tx);
+  }, { metrics, sourceOf: (e) => (e.model === 'metrics.a' ? 'alpha' : 'beta') });
+  await declared('test.metrics');
+  const a = [sampleEvent('metrics.a', 1), sampleEvent('metrics.a', 2)];
+  const b = sampleEvent('metrics.b', 3);
+  await publish([...a, b]);
+  await publish([a[0]]); // a repeat
+  await until(() => c.applied === 3 && c.skipped === 1);
+  const page = parseExposition(await metrics.exposition());
+  const at = (outcome: string) => page.value('inventory_consumer_events_total', { service: 'cons', queue: 'test.metrics', outcome });
+  expect([at('applied'), at('duplicate'), at('failed')]).toEqual([3, 1, 1]);
+  expect(page.value('inventory_consumer_lag_seconds_count', { queue: 'test.metrics', source: 'alpha' })).toBe(2);
+  expect(page.value('inventory_consumer_lag_seconds_count', { queue: 'test.metrics', source: 'beta' })).toBe(1);
+  expect(page.value('inventory_consumer_connected', { queue: 'test.metrics' })).toBe(1);
+  await c.stop();
+  expect(parseExposition(await metrics.exposition()).value('inventory_consumer_connected', { queue: 'test.metrics' })).toBe(0);
 });

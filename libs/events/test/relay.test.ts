@@ -1,6 +1,7 @@
 import amqp, { type ChannelModel } from 'amqplib';
 import pg from 'pg';
-import { createTestDatabase, startBroker } from '@inventory/testkit';
+import { Metrics } from '@inventory/core';
+import { createTestDatabase, parseExposition, startBroker } from '@inventory/testkit';
 import { sql } from '@inventory/filtering';
 import { CHANGELOG_QUEUE, OutboxRelay, declareConsumerQueue, outboxStatements, writeOutbox, type ChangeEvent } from '@inventory/events';
 import { sampleEvent, silent, until } from './fixtures';
@@ -294,3 +295,28 @@ async function unsent(): Promise<number> {
   const { rows } = await pool.query(`SELECT count(*)::int AS unsent FROM ${SCHEMA}._outbox WHERE sent_at IS NULL`);
   return rows[0].unsent;
 }
+
+test('when the relay is stopped just after thousands of events were committed, then stop() publishes every one before it returns, and its metrics count them', async () => {
+  const seen = await listen('test.flush', 'flush.item.*');
+  const metrics = new Metrics('svc');
+  const relay = new OutboxRelay({ databaseUrl: db.url, schema: SCHEMA, amqpUrl: broker.url, log: silent, batchSize: 100, metrics });
+  relay.start();
+  await until(() => relay.publishing);
+  expect(parseExposition(await metrics.exposition()).value('inventory_outbox_relay_publishing')).toBe(1);
+  const events = Array.from({ length: 3000 }, (_, i) => sampleEvent('flush.item', i + 1));
+  await write(events);
+  // a batch of 100 at a time: the stop comes while most of them wait
+  const unsent = async () => (await pool.query(`SELECT count(*)::int AS n FROM ${SCHEMA}._outbox WHERE sent_at IS NULL`)).rows[0].n as number;
+  const waiting = await unsent();
+  await relay.stop();
+  expect(waiting).toBeGreaterThan(0);
+  expect(await unsent()).toBe(0);
+  await until(() => seen.got.length >= 3000);
+  expect(new Set(seen.ids)).toEqual(new Set(events.map((e) => e.id)));
+  const page = parseExposition(await metrics.exposition());
+  expect(page.value('inventory_outbox_published_total')).toBe(relay.published);
+  expect(relay.published).toBeGreaterThanOrEqual(3000);
+  expect(page.value('inventory_outbox_publish_lag_seconds_count')).toBe(relay.published);
+  expect(page.value('inventory_outbox_publish_lag_seconds_bucket', { le: '+Inf' })).toBe(relay.published);
+  expect(page.value('inventory_outbox_relay_publishing')).toBe(0);
+});

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
-import { currentContext } from '@inventory/core';
+import { currentContext, safeUrl, waitFor, type Logger } from '@inventory/core';
 import { type Sql, Prepared, render, quoteIdent } from '@inventory/filtering';
 
 // Timestamps keep their microseconds (JS Dates would drop them); bigint counts and ids become numbers.
@@ -132,7 +132,27 @@ export class Db implements Queryable {
     await this.pool.query('SELECT 1');
   }
 
+  /** Connections of each pool (`main`, and `generic` once made): open, idle, and callers waiting for one. */
+  poolStats(): { pool: string; total: number; idle: number; waiting: number }[] {
+    const stats = (pool: string, p: pg.Pool) => ({ pool, total: p.totalCount, idle: p.idleCount, waiting: p.waitingCount });
+    return [stats('main', this.pool), ...(this.genericPool ? [stats('generic', this.genericPool)] : [])];
+  }
+
   async close(): Promise<void> {
     await Promise.all([this.pool.end(), this.genericPool?.end()]);
   }
+}
+
+/** Resolves once PostgreSQL at `url` accepts a connection and a query, retrying with backoff (at start: a database that is not up yet is waited for). */
+export function waitForDatabase(url: string, log: Logger): Promise<void> {
+  return waitFor('PostgreSQL', safeUrl(url), async () => {
+    const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000 });
+    client.on('error', () => undefined);
+    try {
+      await client.connect();
+      await client.query('SELECT 1');
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  }, log);
 }

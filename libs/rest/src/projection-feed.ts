@@ -163,6 +163,15 @@ async function goneReferences(ctx: ServiceContext, label: string): Promise<numbe
   return [...ids];
 }
 
+/** The service that wrote an event: the owner of its model (`webhooks` for `extras.webhook`), else its app. */
+export function eventSource(ctx: ServiceContext, event: ChangeEvent): string {
+  try {
+    return ctx.refs.ownerOf(event.model);
+  } catch {
+    return event.model.split('.')[0];
+  }
+}
+
 export interface ProjectionFeed {
   /** Starts the consumer, then backfills empty projections and repairs references to deleted objects (in the background, retried). */
   start(): void;
@@ -188,6 +197,9 @@ export function projectionFeed(ctx: ServiceContext, config: BaseConfig): Project
     queue: projectionQueue(ctx.name),
     bindings: [...projected.keys()].map((label) => `${label}.*`),
     log: ctx.log,
+    // the lag of `<service>.projections` per owner: how far behind its owners a projection is
+    metrics: ctx.metrics,
+    sourceOf: (event) => eventSource(ctx, event),
     handler: async (event: ChangeEvent, tx) => {
       if (!projected.has(event.model)) return;
       await applyRecords(ctx, tx, event.model, [recordOf(event)]);

@@ -1,4 +1,4 @@
-import type { Logger } from '@inventory/core';
+import type { Logger, Metrics } from '@inventory/core';
 import type { PermissionSettings } from '@inventory/auth';
 import type { ServiceClient } from '@inventory/refs';
 import type { Db } from './db';
@@ -25,6 +25,8 @@ export interface ServiceContext {
   extras: ExtrasApi;
   settings: RestSettings;
   log: Logger;
+  /** The instance's metrics (served at /metrics): background work registers its figures here. */
+  metrics: Metrics;
 }
 
 /** The area a model's URLs live under (auth.user is served at /api/users/users/). */

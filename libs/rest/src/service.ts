@@ -1,9 +1,9 @@
 import type { Express, Request, Response, NextFunction } from 'express';
-import { createApp, createLogger, listen, type BaseConfig, type Logger, type RunningServer, NotFound, PermissionDenied } from '@inventory/core';
+import { Metrics, createApp, createLogger, listen, shutdownOptions, type BaseConfig, type Logger, type RunningServer, NotFound, PermissionDenied } from '@inventory/core';
 import { IDENTITY_HEADER, verifyIdentity, parseExemptList } from '@inventory/auth';
 import { ServiceClient } from '@inventory/refs';
-import { OutboxRelay, brokerReachable, subscribeChanges, type ChangeSubscription } from '@inventory/events';
-import { Db } from './db';
+import { OutboxRelay, brokerReachable, subscribeChanges, waitForBroker, type ChangeSubscription } from '@inventory/events';
+import { Db, waitForDatabase } from './db';
 import { RemoteExtras } from './extras-client';
 import type { ExtrasApi } from './features';
 import type { ModelDef } from './model';
@@ -15,6 +15,13 @@ import { mountInternal } from './internal';
 import { projectionFeed, type ProjectionFeed } from './projection-feed';
 import { ensureProjections, tagProjection } from './projections';
 import { ensureConfigContextFunctions } from './config-context';
+import { registerServiceGauges } from './service-metrics';
+
+/** Background work of a service (consumers, timers): started once it listens, stopped once its HTTP server has drained. */
+export interface Worker {
+  start(): void | Promise<void>;
+  stop(): Promise<void>;
+}
 
 export interface RestServiceOptions {
   /** Service name; also its database schema. */
@@ -32,6 +39,8 @@ export interface RestServiceOptions {
   extraEndpoints?: string[];
   /** Requests whose body one of `routes` reads itself, as a stream (an image upload): not parsed as JSON. */
   streamedBody?: (req: Request) => boolean;
+  /** The service's own background work (started after the relay and projections, stopped before them). */
+  workers?: (ctx: ServiceContext) => Worker[];
   log?: Logger;
 }
 
@@ -49,8 +58,14 @@ export interface RestService {
    * migration job (deploy/migrate.js) runs it alone, before any replica starts.
    */
   migrate(): Promise<string[]>;
-  /** Migrates, listens, starts the relay. */
+  /** Waits for PostgreSQL (and RabbitMQ), migrates, listens, starts the relay, the projections and the workers. */
   start(port?: number): Promise<RunningServer>;
+  /**
+   * Shuts down gracefully: readiness 503, the listener closed, requests in
+   * flight answered; then the workers and consumers stop (what they hold is
+   * finished or given back to the queue), the relay publishes what is
+   * committed, and the pools close.
+   */
   stop(): Promise<void>;
 }
 
@@ -74,6 +89,8 @@ export function createRestService(opts: RestServiceOptions): RestService {
   const { config } = opts;
   const log = opts.log ?? createLogger(opts.name, config.LOG_LEVEL);
   const db = new Db(config.DATABASE_URL, opts.name, config.DATABASE_POOL_MAX);
+  const metrics = new Metrics(opts.name);
+  registerServiceGauges(metrics, db);
   const refs = new ServiceClient(opts.name, config.SERVICE_URLS, config.INTERNAL_TOKEN_SECRET);
   const base: Omit<ServiceContext, 'extras'> = {
     name: opts.name,
@@ -91,6 +108,7 @@ export function createRestService(opts: RestServiceOptions): RestService {
       exemptViewPermissions: parseExemptList(config.EXEMPT_VIEW_PERMISSIONS),
     },
     log,
+    metrics,
   };
   // tags render and filter from this service's projection of them; extras is asked only for what it does not hold yet
   const ctx: ServiceContext = { ...base, extras: opts.extras ? opts.extras(base) : new RemoteExtras(refs, () => tagProjection(ctx)) };
@@ -101,6 +119,8 @@ export function createRestService(opts: RestServiceOptions): RestService {
     queryCountHeader: config.QUERY_COUNT_HEADER,
     maxBodySize: config.MAX_BODY_SIZE,
     streamedBody: opts.streamedBody,
+    metrics,
+    metricsToken: config.METRICS_TOKEN,
     readiness: [
       () => db.ping(),
       async () => {
@@ -136,9 +156,11 @@ export function createRestService(opts: RestServiceOptions): RestService {
         log,
         // sent rows stay as long as the change log keeps changes: the by-request filters read them
         retentionHours: config.CHANGELOG_RETENTION * 24,
+        metrics,
       }) : null;
   // other services' objects this one refers to or counts, kept locally from their events
   const projections = projectionFeed(ctx, config);
+  const workers = opts.workers?.(ctx) ?? [];
   let server: RunningServer | null = null;
   let changes: ChangeSubscription | null = null;
   const service: RestService = {
@@ -147,6 +169,8 @@ export function createRestService(opts: RestServiceOptions): RestService {
     relay,
     projections,
     async migrate() {
+      // started before its database (a compose file, a cluster coming up): wait for it, do not crash
+      await waitForDatabase(config.DATABASE_URL, log);
       const applied = await migrate(config.DATABASE_URL, opts.name, opts.models, opts.migrations);
       if (applied.length) log.info({ applied }, 'migrations applied');
       await ensureProjections(ctx);
@@ -154,9 +178,9 @@ export function createRestService(opts: RestServiceOptions): RestService {
       return applied;
     },
     async start(port = config.PORT) {
-      // a no-op after the migration job (one advisory lock per schema, umzug skips what is recorded)
-      await service.migrate();
-      server = await listen(app, port, config.HOST);
+      // a no-op after the migration job (one advisory lock per schema, umzug skips what is recorded); the broker is waited for meanwhile
+      await Promise.all([service.migrate(), config.AMQP_URL ? waitForBroker(config.AMQP_URL, log) : undefined]);
+      server = await listen(app, port, config.HOST, shutdownOptions(config));
       relay?.start();
       projections.start();
       if (config.AMQP_URL) {
@@ -170,16 +194,21 @@ export function createRestService(opts: RestServiceOptions): RestService {
         });
         await Promise.race([changes.ready, new Promise((r) => setTimeout(r, 5000).unref())]);
       }
+      for (const w of workers) await w.start();
       log.info({ port: server.port }, `${opts.name} listening`);
       return server;
     },
     async stop() {
+      // no request is answered after this: every write the relay must publish is committed
       if (server) await server.close();
+      server = null;
+      for (const w of [...workers].reverse()) await w.stop();
       await projections.stop();
       await changes?.stop();
       changes = null;
       await relay?.stop();
       await db.close();
+      log.info(`${opts.name} stopped`);
     },
   };
   return service;

@@ -13,3 +13,4 @@ export * from './service-process';
 export * from './paced';
 export * from './browser';
 export * from './pages';
+export * from './metrics';

@@ -12,6 +12,8 @@ export interface ServiceProcess extends Startable {
   readonly pid: number | undefined;
   /** What it printed on stderr (its last 20 kB). */
   readonly stderr: () => string;
+  /** What it printed on stdout, its log lines (its last 100 kB). */
+  readonly stdout: () => string;
   /** Its exit code or signal once it ended (null while it runs). */
   readonly exited: () => string | null;
   /** Ends it at once with no shutdown of any kind (a crash, an OOM kill): SIGKILL, then waits for it to be gone. */
@@ -31,7 +33,7 @@ export interface ServiceProcessFactory {
  * whatever the service does (an unhandled error included) stays in that
  * process. The TypeScript sources run as they are (ts-register.js).
  */
-export function serviceProcess(name: string, env: Record<string, string> = {}): ServiceProcessFactory {
+export function serviceProcess(name: string, env: Record<string, string> = {}, opts: { readyTimeoutMs?: number } = {}): ServiceProcessFactory {
   let last: ServiceProcess | null = null;
   const main = ['services', 'libs'].map((dir) => path.join(ROOT, dir, name, 'src', 'main.ts')).find((f) => fs.existsSync(f));
   if (!main) throw new Error(`serviceProcess: no src/main.ts for ${name}`);
@@ -40,6 +42,7 @@ export function serviceProcess(name: string, env: Record<string, string> = {}): 
     for (const [k, v] of Object.entries(config)) if (v !== undefined && v !== null) vars[k] = String(v);
     let child: ChildProcess | null = null;
     let errors = '';
+    let output = '';
     let ended: string | null = null;
     let gone: Promise<void> = Promise.resolve();
     const proc: ServiceProcess = {
@@ -47,6 +50,7 @@ export function serviceProcess(name: string, env: Record<string, string> = {}): 
         return child?.pid;
       },
       stderr: () => errors,
+      stdout: () => output,
       exited: () => ended,
       async start(port?: number): Promise<RunningServer> {
         const p = port ?? config.PORT;
@@ -54,18 +58,20 @@ export function serviceProcess(name: string, env: Record<string, string> = {}): 
           cwd: ROOT,
           env: { ...process.env, ...vars, ...env, PORT: String(p), LOG_LEVEL: env.LOG_LEVEL ?? vars.LOG_LEVEL ?? 'silent', INVENTORY_EXIT_WITH_PARENT: '1' },
           // the IPC channel only tells it when this process is gone
-          stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+          stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
         });
         const c = child;
         c.stderr?.on('data', (d: Buffer) => (errors = (errors + d.toString('utf8')).slice(-20_000)));
+        c.stdout?.on('data', (d: Buffer) => (output = (output + d.toString('utf8')).slice(-100_000)));
         gone = new Promise((resolve) => c.once('exit', (code, signal) => ((ended = signal ?? `exit ${code}`), resolve())));
         // ready: its HTTP server answers and its broker and database are reachable
-        const deadline = Date.now() + 60_000;
+        const wait = opts.readyTimeoutMs ?? 60_000;
+        const deadline = Date.now() + wait;
         for (;;) {
           if (ended) throw new Error(`${name} (pid ${c.pid}) ended while starting (${ended}):\n${errors}`);
           const ok = await fetch(`http://127.0.0.1:${p}/readyz`).then((r) => r.ok, () => false);
           if (ok) break;
-          if (Date.now() > deadline) throw new Error(`${name} (pid ${c.pid}) not ready after 60 s:\n${errors}`);
+          if (Date.now() > deadline) throw new Error(`${name} (pid ${c.pid}) not ready after ${wait / 1000} s:\n${errors}`);
           await new Promise((r) => setTimeout(r, 100));
         }
         last = proc;

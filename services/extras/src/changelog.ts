@@ -1,7 +1,7 @@
 import { CHANGELOG_QUEUE, EventConsumer, type ChangeEvent, type ConsumerTx } from '@inventory/events';
 import { sql, raw } from '@inventory/filtering';
 import { Cache, type BaseConfig } from '@inventory/core';
-import type { ServiceContext } from '@inventory/rest';
+import { eventSource, type ServiceContext } from '@inventory/rest';
 import { objectChange } from './models';
 
 const ACTION = { created: 'create', updated: 'update', deleted: 'delete' } as const;
@@ -127,6 +127,8 @@ export function changelog(
         queue,
         bindings: CHANGELOG_QUEUE.bindings,
         handler,
+        metrics: ctx.metrics,
+        sourceOf: (event) => eventSource(ctx, event),
         // a burst of writes is recorded a batch per transaction (every effect of the handler is in it)
         batchSize: 100,
         log: ctx.log,

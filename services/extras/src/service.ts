@@ -68,21 +68,14 @@ export function createService(config: BaseConfig & Partial<MediaSettings>, opts:
       mountConfigTemplateRender(app, ctx);
       mountImageRoutes(app, ctx, { model: imageAttachment, store, maxImageSize: media.MAX_IMAGE_SIZE });
     },
+    // the change log (bookmarks follow their objects in it) and the sweep of image files no row names
+    workers: (ctx) => {
+      const sweeper = imageSweeper(ctx, imageAttachment, store);
+      return [
+        changelog(ctx, config, config.CHANGELOG_RETENTION, opts.changelogQueue, [bookmarkFollower(ctx)]),
+        { start: () => sweeper.start(), stop: async () => sweeper.stop() },
+      ];
+    },
   });
-  // the change log: consumed from every service's events once migrated and listening; stopped first
-  const changeLog = changelog(service.ctx, config, config.CHANGELOG_RETENTION, opts.changelogQueue, [bookmarkFollower(service.ctx)]);
-  const sweeper = imageSweeper(service.ctx, imageAttachment, store);
-  const { start, stop } = service;
-  service.start = async (port) => {
-    const server = await start(port);
-    changeLog.start();
-    sweeper.start();
-    return server;
-  };
-  service.stop = async () => {
-    sweeper.stop();
-    await changeLog.stop();
-    await stop();
-  };
   return service;
 }

@@ -29,6 +29,11 @@ export interface GatewayConfig {
    * (client address for allowed_ips and rate limits, Secure cookies). Unset: none.
    */
   TRUSTED_PROXIES?: string;
+  /** When set, /metrics wants it as a bearer token. */
+  METRICS_TOKEN?: string;
+  /** Graceful shutdown (seconds): readiness 503 before the listener closes; then the time requests in flight get. */
+  SHUTDOWN_DELAY: number;
+  SHUTDOWN_TIMEOUT: number;
 }
 
 const serviceUrls = Joi.string()
@@ -56,6 +61,9 @@ export const gatewayConfig = Joi.object<GatewayConfig>({
   TOKEN_CACHE_SECONDS: Joi.number().min(0).default(10),
   SESSION_SECRET: Joi.string().min(16).empty('').optional(),
   MAX_BODY_SIZE: baseConfigSchema.MAX_BODY_SIZE,
+  METRICS_TOKEN: baseConfigSchema.METRICS_TOKEN,
+  SHUTDOWN_DELAY: baseConfigSchema.SHUTDOWN_DELAY,
+  SHUTDOWN_TIMEOUT: baseConfigSchema.SHUTDOWN_TIMEOUT,
   TRUSTED_PROXIES: Joi.string()
     .allow('')
     .default('')

@@ -1,6 +1,6 @@
 import type { RequestListener, ServerResponse } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
-import { HttpError, SERVER_ERROR, sendJson, type Logger } from '@inventory/core';
+import { HttpError, SERVER_ERROR, sendJson, type HttpMetrics, type Logger } from '@inventory/core';
 import { requireWritable } from './auth';
 import { beginRequest } from './request-id';
 import { clientIp, identifyClient, type TrustedProxies } from './forwarded';
@@ -22,7 +22,7 @@ const PROVISION_PATH = '/api/users/tokens/provision/';
  * (anonymous callers, cookie sessions, redirects, roots, status, docs,
  * provisioning, malformed headers, browsers asking for HTML) takes the express app.
  */
-export function withFastPath(app: RequestListener, deps: { verifier: TokenVerifier; proxies: ServiceProxies; urls: Record<string, string>; log: Logger; trusted: TrustedProxies }): RequestListener {
+export function withFastPath(app: RequestListener, deps: { verifier: TokenVerifier; proxies: ServiceProxies; urls: Record<string, string>; log: Logger; trusted: TrustedProxies; metrics: HttpMetrics }): RequestListener {
   return (req, res) => {
     // every request, fast or not: forwarding headers are believed only from TRUSTED_PROXIES
     identifyClient(req, deps.trusted);
@@ -44,7 +44,7 @@ export function withFastPath(app: RequestListener, deps: { verifier: TokenVerifi
     } catch {
       return app(req, res); // the express chain answers malformed headers
     }
-    const requestId = beginRequest(req, res, pathname, deps.log);
+    const requestId = beginRequest(req, res, pathname, deps.log, deps.metrics);
     const fail = (err: unknown) => sendError(res, err, deps.log, requestId);
     deps.verifier.verify(key, clientIp(req)).then((verified) => {
       try {

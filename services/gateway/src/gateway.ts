@@ -1,5 +1,5 @@
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
-import { NotFound, createLogger, errorHandler, listen, parseServiceUrls, type Logger, type RunningServer } from '@inventory/core';
+import { Metrics, NotFound, createLogger, errorHandler, httpMetrics, listen, metricsHandler, parseServiceUrls, shutdownOptions, type Logger, type RunningServer } from '@inventory/core';
 import { subscribeChanges, type ChangeEvent, type ChangeSubscription } from '@inventory/events';
 import { ServiceClient } from '@inventory/refs';
 import { mountAdminPages } from './admin-pages';
@@ -62,10 +62,13 @@ export function createGateway(config: GatewayConfig, opts: { log?: Logger } = {}
   const sessions = new Sessions({ secret: sessionSecret(config), users: refs, cacheMs: config.TOKEN_CACHE_SECONDS * 1000, log, publicUrl: config.PUBLIC_URL });
   const drop = (filter: AuthFilter): number => tokens.invalidate(filter) + sessions.invalidate(filter);
 
+  const metrics = new Metrics('gateway');
+  const http = httpMetrics(metrics);
+
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
-  app.use(requestContext(log));
+  app.use(requestContext(log, http));
   // who the client is, decided once (the fast path's listener has usually done it already)
   app.use((req, _res, next) => {
     identifyClient(req, trusted);
@@ -82,6 +85,8 @@ export function createGateway(config: GatewayConfig, opts: { log?: Logger } = {}
     if (down.length) res.status(503).json({ status: 'unavailable', detail: `Unavailable: ${down.join(', ')}`, services });
     else res.json({ status: 'ready', services });
   });
+  // the gateway's own figures (a service's are on its own port: nothing under /api/ reaches them)
+  app.get('/metrics', metricsHandler(metrics, config.METRICS_TOKEN));
 
   mountInternal(app);
   app.use(docsAssets());
@@ -127,7 +132,7 @@ export function createGateway(config: GatewayConfig, opts: { log?: Logger } = {}
         });
         await Promise.race([changes.ready, new Promise((r) => setTimeout(r, 5000).unref())]);
       }
-      server = await listen(withFastPath(app as unknown as RequestListener, { verifier: tokens, proxies, urls, log, trusted }), port, config.HOST);
+      server = await listen(withFastPath(app as unknown as RequestListener, { verifier: tokens, proxies, urls, log, trusted, metrics: http }), port, config.HOST, shutdownOptions(config));
       log.info({ port: server.port, services: Object.keys(urls) }, 'gateway listening');
       return server;
     },

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
-import type { Logger } from '@inventory/core';
+import { routePattern, type HttpMetrics, type Logger } from '@inventory/core';
 import { locals } from './identity';
+import { routeFor } from './routing';
 import { API_VERSION } from './status';
 
 /**
@@ -11,17 +12,33 @@ import { API_VERSION } from './status';
  * client and forwarded to the service. Every /api/ response, errors and
  * redirects included, carries API-Version.
  */
-export function requestContext(log: Logger) {
+export function requestContext(log: Logger, metrics: HttpMetrics) {
   return (req: Request, res: Response, next: NextFunction): void => {
-    locals(res).requestId = beginRequest(req, res, req.path, log);
+    locals(res).requestId = beginRequest(req, res, req.path, log, metrics);
     // no AsyncLocalStorage here: it adds work to every promise on the proxy path, and the
     // gateway's log lines carry the request id themselves (res.locals)
     next();
   };
 }
 
-/** Request id, API-Version and the access log line: what every answer of the gateway carries. Returns the id. */
-export function beginRequest(req: IncomingMessage, res: ServerResponse, path: string, log: Logger): string {
+/**
+ * The route label of a gateway request: the pattern of the gateway's own
+ * route that answered, or for a request meant for a service (proxied, or
+ * refused on its way) its area, `/api/dcim/*` (the service's own metrics
+ * break that down by its routes): never the URL.
+ */
+export function gatewayRoute(path: string): (req: IncomingMessage) => string | null {
+  return (req) => {
+    const own = routePattern(req);
+    if (own) return own;
+    const route = routeFor(path);
+    return route ? `/api/${route.area}/${route.root ? '' : '*'}` : null;
+  };
+}
+
+/** Request id, API-Version, metrics and the access log line: what every answer of the gateway carries. Returns the id. */
+export function beginRequest(req: IncomingMessage, res: ServerResponse, path: string, log: Logger, metrics: HttpMetrics): string {
+  metrics.observe(req, res, gatewayRoute(path));
   const requestId = randomUUID();
   res.setHeader('X-Request-ID', requestId);
   if (path === '/api' || path.startsWith('/api/')) res.setHeader('API-Version', API_VERSION);

@@ -4,6 +4,7 @@ import { mountAdminRoutes } from './admin/routes';
 import { Dispatcher } from './delivery/dispatcher';
 import { mountRetryRoutes } from './delivery/retry-routes';
 import { deliveryRetention } from './delivery/retention';
+import { registerQueueGauges } from './delivery/metrics';
 import { dispatchSettings, retrySchedule, type DispatchSettings } from './config';
 import { models } from './models';
 import { migrations } from './migrations';
@@ -18,7 +19,7 @@ export function createService(config: BaseConfig & Partial<DispatchSettings>): R
   const settings = dispatchSettings(config);
   const scheduleMs = retrySchedule(settings.WEBHOOK_RETRY_SCHEDULE);
   let dispatcher: Dispatcher | null = null;
-  const service = createRestService({
+  return createRestService({
     name: 'webhooks',
     area: 'extras',
     config,
@@ -29,31 +30,33 @@ export function createService(config: BaseConfig & Partial<DispatchSettings>): R
       mountRetryRoutes(app, ctx, () => dispatcher);
       mountAdminRoutes(app, ctx, { amqpUrl: config.AMQP_URL, scheduleMs, dispatcher: () => dispatcher });
     },
+    workers: (ctx) => {
+      registerQueueGauges(ctx.metrics, config.AMQP_URL, scheduleMs);
+      const retention = deliveryRetention(ctx, settings.WEBHOOK_DELIVERY_RETENTION);
+      const running = config.AMQP_URL
+        ? new Dispatcher({
+            ctx,
+            amqpUrl: config.AMQP_URL,
+            databaseUrl: config.DATABASE_URL,
+            scheduleMs,
+            concurrency: settings.WEBHOOK_CONCURRENCY,
+            timeoutMs: settings.WEBHOOK_TIMEOUT * 1000,
+          })
+        : null;
+      return [
+        {
+          async start() {
+            retention.start();
+            await running?.start();
+            dispatcher = running;
+          },
+          async stop() {
+            dispatcher = null;
+            retention.stop();
+            await running?.stop();
+          },
+        },
+      ];
+    },
   });
-  const retention = deliveryRetention(service.ctx, settings.WEBHOOK_DELIVERY_RETENTION);
-  const running = config.AMQP_URL
-    ? new Dispatcher({
-        ctx: service.ctx,
-        amqpUrl: config.AMQP_URL,
-        databaseUrl: config.DATABASE_URL,
-        scheduleMs,
-        concurrency: settings.WEBHOOK_CONCURRENCY,
-        timeoutMs: settings.WEBHOOK_TIMEOUT * 1000,
-      })
-    : null;
-  const { start, stop } = service;
-  service.start = async (port) => {
-    const server = await start(port);
-    retention.start();
-    await running?.start();
-    dispatcher = running;
-    return server;
-  };
-  service.stop = async () => {
-    dispatcher = null;
-    retention.stop();
-    await running?.stop();
-    await stop();
-  };
-  return service;
 }

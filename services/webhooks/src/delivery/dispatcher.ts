@@ -1,7 +1,7 @@
 import { type ChannelModel, type ConfirmChannel, type ConsumeMessage } from 'amqplib';
-import { ServiceUnavailable } from '@inventory/core';
+import { ServiceUnavailable, type Counter } from '@inventory/core';
 import { EventConsumer, connectBroker } from '@inventory/events';
-import type { ServiceContext } from '@inventory/rest';
+import { eventSource, type ServiceContext } from '@inventory/rest';
 import { enabledHooks, matchEvents, recordDeliveries } from './matcher';
 import { sendAttempt } from './sender';
 import { WebhookSlots } from './slots';
@@ -55,8 +55,9 @@ export class Dispatcher {
   private loop: Promise<void> | null = null;
   private broken: ((err: Error) => void) | null = null;
   private sweeper: NodeJS.Timeout | null = null;
-  /** Attempts sent since start (for tests and metrics). */
+  /** Attempts sent since start (for tests). */
   sent = 0;
+  private readonly outcomes: Counter<'outcome'>;
 
   constructor(private readonly o: DispatcherOptions) {
     this.matcher = new EventConsumer({
@@ -66,6 +67,8 @@ export class Dispatcher {
       queue: EVENTS_QUEUE.name,
       bindings: EVENTS_QUEUE.bindings,
       log: o.ctx.log,
+      metrics: o.ctx.metrics,
+      sourceOf: (event) => eventSource(o.ctx, event),
       batchSize: MATCH_BATCH,
       prefetch: MATCH_BATCH * 2,
       batchHandler: async (events, tx) => {
@@ -75,6 +78,11 @@ export class Dispatcher {
       },
     });
     this.store = new DeliveryStore(o.ctx.db);
+    this.outcomes = o.ctx.metrics.counter(
+      'inventory_webhook_attempts_total',
+      'Webhook delivery attempts by outcome: succeeded (a 2XX answer), retried (no 2XX; another attempt is scheduled), failed (no 2XX at the last attempt: the delivery is failed).',
+      ['outcome'],
+    );
     const concurrency = o.concurrency ?? 64;
     this.slots = new WebhookSlots(Math.max(1, Math.floor(concurrency / 2)), concurrency, SLOW_MS);
   }
@@ -163,17 +171,22 @@ export class Dispatcher {
       ch.on('close', () => this.broken?.(new Error('broker channel closed')));
       await declareDeliveryTopology(ch, this.o.scheduleMs);
       await ch.prefetch(this.o.concurrency ?? 64);
-      await ch.consume(WORK_QUEUE, (m) => m && this.track(this.work(ch, m)), { noAck: false });
-      await ch.consume(DEAD_QUEUE, (m) => m && this.track(this.dead(ch, m)), { noAck: false });
+      const tags = [
+        (await ch.consume(WORK_QUEUE, (m) => m && this.track(this.work(ch, m)), { noAck: false })).consumerTag,
+        (await ch.consume(DEAD_QUEUE, (m) => m && this.track(this.dead(ch, m)), { noAck: false })).consumerTag,
+      ];
       this.ch = ch;
       connected();
       for (const work of this.unpublished.splice(0)) await this.publish(work);
       const err = await failure;
       if (!this.stopping) throw err;
+      // stopping: take no more; the attempts under way finish and are acked below
+      for (const tag of tags) await ch.cancel(tag).catch(() => undefined);
     } finally {
-      this.ch = null;
       this.broken = null;
+      // the attempts under way may still queue their retries on this channel (if it is broken, they are kept for the next one)
       await Promise.allSettled([...this.inFlight]);
+      this.ch = null;
       await conn?.close().catch(() => undefined);
     }
   }
@@ -235,6 +248,7 @@ export class Dispatcher {
         status: outcome.ok ? 'succeeded' : 'retrying',
         nextAt: delay ? new Date(Date.now() + delay) : null,
       });
+      if (recorded) this.outcomes.inc({ outcome: outcome.ok ? 'succeeded' : last ? 'failed' : 'retried' });
       if (recorded && !outcome.ok) {
         const one = { deliveries: [id], attempt: m.attempt, webhook: m.webhook };
         await this.publish((c) => (last ? publishDead(c, one) : publishRetry(c, one, delay)));
