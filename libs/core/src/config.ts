@@ -54,7 +54,7 @@ export const baseConfigSchema = {
   MAX_BODY_SIZE: Joi.number().integer().min(1024).default(10 * 1024 * 1024),
   AMQP_URL: Joi.string().uri({ scheme: ['amqp', 'amqps'] }).empty('').optional(),
   CHANGELOG_RETENTION: Joi.number().integer().min(0).default(90),
-  METRICS_TOKEN: Joi.string().min(16).optional(),
+  METRICS_TOKEN: Joi.string().min(16).empty('').optional(),
   SHUTDOWN_DELAY: Joi.number().min(0).default(0),
   SHUTDOWN_TIMEOUT: Joi.number().min(0).default(20),
 };

@@ -169,8 +169,6 @@ export function createRestService(opts: RestServiceOptions): RestService {
     relay,
     projections,
     async migrate() {
-      // started before its database (a compose file, a cluster coming up): wait for it, do not crash
-      await waitForDatabase(config.DATABASE_URL, log);
       const applied = await migrate(config.DATABASE_URL, opts.name, opts.models, opts.migrations);
       if (applied.length) log.info({ applied }, 'migrations applied');
       await ensureProjections(ctx);
@@ -178,8 +176,11 @@ export function createRestService(opts: RestServiceOptions): RestService {
       return applied;
     },
     async start(port = config.PORT) {
-      // a no-op after the migration job (one advisory lock per schema, umzug skips what is recorded); the broker is waited for meanwhile
-      await Promise.all([service.migrate(), config.AMQP_URL ? waitForBroker(config.AMQP_URL, log) : undefined]);
+      // started before its database or broker (a compose file, a cluster coming up): wait for them, do not crash
+      await Promise.all([waitForDatabase(config.DATABASE_URL, log), config.AMQP_URL ? waitForBroker(config.AMQP_URL, log) : undefined]);
+      // a no-op after the migration job (one advisory lock per schema, umzug skips what is recorded); the job
+      // itself fails fast on an unreachable database and is retried by its runner (a Job's backoff, compose's order)
+      await service.migrate();
       server = await listen(app, port, config.HOST, shutdownOptions(config));
       relay?.start();
       projections.start();
