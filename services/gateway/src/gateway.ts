@@ -78,12 +78,14 @@ export function createGateway(config: GatewayConfig, opts: { log?: Logger } = {}
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
-  // ready when every service behind it is: the gateway alone answers nothing useful
+  // ready when it can authenticate (users answers): one service down must not take every replica out of a
+  // load balancer, since the rest of the API still works; which services answer is in `services` and /api/status/
   app.get('/readyz', async (_req, res) => {
     const services = await probeServices(urls);
     const down = Object.keys(services).filter((s) => services[s] !== 'ok');
-    if (down.length) res.status(503).json({ status: 'unavailable', detail: `Unavailable: ${down.join(', ')}`, services });
-    else res.json({ status: 'ready', services });
+    const ready = !('users' in services) || services.users === 'ok';
+    const detail = down.length ? { detail: `Unavailable: ${down.join(', ')}` } : {};
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'unavailable', ...detail, services });
   });
   // the gateway's own figures (a service's are on its own port: nothing under /api/ reaches them)
   app.get('/metrics', metricsHandler(metrics, config.METRICS_TOKEN));

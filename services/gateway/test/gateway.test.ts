@@ -512,7 +512,7 @@ describe('status, schema and docs', () => {
 });
 
 describe('failures and settings', () => {
-  test('when a service is down, then 503 with its name, status reports it and readyz fails', async () => {
+  test('when a service is down, then 503 with its name, status reports it and readyz names it but stays ready (the rest of the API works)', async () => {
     const dead = `http://127.0.0.1:${await freePort()}`;
     const { gw, url } = await startGateway({}, { ...stack.urls, users: users.url, circuits: dead });
     extraGateways.push(gw);
@@ -527,14 +527,16 @@ describe('failures and settings', () => {
     expect(root.body).toEqual({ detail: 'Service circuits is unavailable.' });
     const status = await client(KEY.admin, url).get('/api/status/');
     expect(status.body.services).toEqual({ circuits: 'unavailable', extras: 'ok', tenancy: 'ok', users: 'ok' });
-    expect((await client(undefined, url).get('/readyz')).status).toBe(503);
+    const ready = await client(undefined, url).get('/readyz');
+    expect([ready.status, ready.body.status, ready.body.detail, ready.body.services.circuits]).toEqual([200, 'ready', 'Unavailable: circuits', 'unavailable']);
+    expect((await client(KEY.admin, url).get('/api/tenancy/tenant-groups/')).status).toBe(200);
     // the schema still answers, without the missing service
     const schema = await client(undefined, url).get('/api/schema/');
     expect(schema.status).toBe(200);
     expect(schema.body.paths['/api/tenancy/tenants/']).toBeDefined();
   });
 
-  test('when the users service is down, then token requests get 503, anonymous reads still work', async () => {
+  test('when the users service is down, then token requests get 503, anonymous reads still work, and the gateway is not ready', async () => {
     const dead = `http://127.0.0.1:${await freePort()}`;
     const { gw, url } = await startGateway({}, { ...stack.urls, users: dead });
     extraGateways.push(gw);
@@ -542,6 +544,8 @@ describe('failures and settings', () => {
     expect(res.status).toBe(503);
     expect(res.body).toEqual({ detail: 'Service users is unavailable.' });
     expect((await client(undefined, url).get('/api/tenancy/tenant-groups/')).status).toBe(200);
+    const ready = await client(undefined, url).get('/readyz');
+    expect([ready.status, ready.body.status, ready.body.services.users]).toEqual([503, 'unavailable', 'unavailable']);
   });
 
   test('when SERVICE_URLS names the gateway itself, then it is neither probed nor proxied to', async () => {
