@@ -1,7 +1,6 @@
 import pg from 'pg';
-import { Sequelize } from 'sequelize';
 import type { ModelDef } from './model';
-import { createModelTables, migrate, type Migration } from './schema';
+import { connectSequelize, createModelTables, migrate, type Migration } from './schema';
 
 /**
  * What a schema holds, read from the catalogue, free of the schema's name so
@@ -171,7 +170,7 @@ export async function schemaDrift(opts: {
 }): Promise<string[]> {
   const scratch = `${opts.schema}_expected`;
   await migrate(opts.url, opts.schema, opts.models, opts.migrations);
-  const sequelize = new Sequelize(opts.url, { dialect: 'postgres', logging: false, pool: { max: 1 } });
+  const sequelize = connectSequelize(opts.url);
   try {
     await sequelize.query(`DROP SCHEMA IF EXISTS "${scratch}" CASCADE`);
     await createModelTables(sequelize.getQueryInterface(), scratch, opts.models);

@@ -1,11 +1,21 @@
 import { createHash } from 'node:crypto';
-import { DataTypes, type ModelAttributeColumnOptions, type QueryInterface, Sequelize } from 'sequelize';
-import { Umzug, SequelizeStorage } from 'umzug';
+import type * as SequelizeLib from 'sequelize';
+import type { ModelAttributeColumnOptions, QueryInterface } from 'sequelize';
+import type * as UmzugLib from 'umzug';
+import pg from 'pg';
 import { DECIMAL_DIGITS, DECIMAL_PLACES, NETWORK_TYPES, TEXT_TYPES, type FieldDef } from './fields';
 import type { ModelDef, UniqueDef } from './model';
 import { IDEMPOTENCY_TABLE } from './idempotency';
 import { NATURAL_KEY_LENGTH, naturalColumn } from './natural';
 import { outboxStatements, processedEventStatements } from '@inventory/events';
+
+/*
+ * sequelize and umzug are loaded when a schema is created or migrated, not
+ * before: a service whose schema is already up to date (the migration job
+ * ran) never holds them, about 27 MB resident per process.
+ */
+const sequelizeLib = (): typeof SequelizeLib => require('sequelize');
+const umzugLib = (): typeof UmzugLib => require('umzug');
 
 /** For services' migrations, which depend on this package rather than on events. */
 export { outboxJsonStatements } from '@inventory/events';
@@ -14,6 +24,7 @@ export { outboxJsonStatements } from '@inventory/events';
 export const TAGGED_ITEM_TABLE = '_tagged_item';
 
 function columnType(field: FieldDef) {
+  const { DataTypes } = sequelizeLib();
   switch (field.type) {
     case 'string':
     case 'slug':
@@ -59,6 +70,7 @@ const ON_DELETE = { CASCADE: 'CASCADE', SET_NULL: 'SET NULL', PROTECT: 'RESTRICT
 
 /** Sequelize attributes derived from the declaration (the columns `createModelTables` creates). */
 export function attributesOf(model: ModelDef, schema: string, local: Map<string, ModelDef>): Record<string, ModelAttributeColumnOptions> {
+  const { DataTypes } = sequelizeLib();
   const attrs: Record<string, ModelAttributeColumnOptions> = {
     id: { type: DataTypes.BIGINT, primaryKey: true, autoIncrement: true },
     // raised by every write of the row: the object's version (ETag, If-Match)
@@ -104,8 +116,8 @@ export function attributesOf(model: ModelDef, schema: string, local: Map<string,
   }
   if (model.customFields) attrs.custom_field_data = { type: DataTypes.JSONB, allowNull: false, defaultValue: {} };
   if (model.timestamps) {
-    attrs.created = { type: DataTypes.DATE, allowNull: true, defaultValue: Sequelize.fn('now') };
-    attrs.last_updated = { type: DataTypes.DATE, allowNull: true, defaultValue: Sequelize.fn('now') };
+    attrs.created = { type: DataTypes.DATE, allowNull: true, defaultValue: sequelizeLib().Sequelize.fn('now') };
+    attrs.last_updated = { type: DataTypes.DATE, allowNull: true, defaultValue: sequelizeLib().Sequelize.fn('now') };
   }
   return attrs;
 }
@@ -126,6 +138,7 @@ function laterTargets(model: ModelDef, local: Map<string, ModelDef>): Set<string
  * `<table>_<column>_pkey|fkey|key`, which derive from the same.
  */
 export async function createModelTables(qi: QueryInterface, schema: string, models: ModelDef[]): Promise<void> {
+  const { DataTypes } = sequelizeLib();
   const local = new Map(models.map((m) => [m.label, m]));
   const q = (statement: string) => qi.sequelize.query(statement);
   const index = (table: string, name: string, def: string) => q(`CREATE INDEX "${name}" ON "${schema}"."${table}" ${def}`);
@@ -224,9 +237,17 @@ export interface Migration {
   up: (ctx: { qi: QueryInterface; schema: string; models: ModelDef[] }) => Promise<void>;
 }
 
+/** A sequelize instance for DDL (one connection), loading sequelize on first use. */
+export function connectSequelize(url: string): SequelizeLib.Sequelize {
+  const { Sequelize } = sequelizeLib();
+  return new Sequelize(url, { dialect: 'postgres', logging: false, pool: { max: 1 } });
+}
+
 /** Runs a service's pending migrations (umzug, state kept in the service's own schema). */
 export async function migrate(url: string, schema: string, models: ModelDef[], migrations: Migration[]): Promise<string[]> {
-  const sequelize = new Sequelize(url, { dialect: 'postgres', logging: false, pool: { max: 1 } });
+  if (await upToDate(url, schema, migrations)) return [];
+  const { Umzug, SequelizeStorage } = umzugLib();
+  const sequelize = connectSequelize(url);
   try {
     // one service at a time may migrate its schema (several replicas may start together)
     await sequelize.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
@@ -246,6 +267,21 @@ export async function migrate(url: string, schema: string, models: ModelDef[], m
     }
   } finally {
     await sequelize.close();
+  }
+}
+
+/** Every migration is recorded in the schema's `_migrations` (umzug's table): nothing to load sequelize for. */
+async function upToDate(url: string, schema: string, migrations: Migration[]): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const table = `"${schema.replace(/"/g, '""')}"."_migrations"`;
+    const exists = (await client.query('SELECT to_regclass($1) AS t', [table])).rows[0].t !== null;
+    if (!exists) return false;
+    const done = new Set((await client.query(`SELECT name FROM ${table}`)).rows.map((r: { name: string }) => r.name));
+    return migrations.every((m) => done.has(m.name));
+  } finally {
+    await client.end();
   }
 }
 
