@@ -79,6 +79,8 @@ async function serviceProcesses(names, { databaseUrl, amqpUrl, env: extra = {} }
     INTERNAL_TOKEN_SECRET: secret,
     SERVICE_URLS: Object.entries(urls).map(([n, u]) => `${n}=${u}`).join(','),
     DATABASE_POOL_MAX: '10',
+    // as the image runs them (deploy/heap.js; servers.js applies the rest of the policy)
+    NODE_OPTIONS: require('../deploy/heap').NODE_OPTIONS,
     ...extra,
   };
   const spawn = (name) => child(path.join(__dirname, 'servers.js'), { ...env, BENCH_PORTS: JSON.stringify({ [name]: ports[name] }) }, path.resolve(__dirname, '..'));

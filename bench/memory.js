@@ -4,7 +4,8 @@
  * Resident memory of every process as deployed (goal: each under 150 MB under load), on a real
  * PostgreSQL and RabbitMQ: users, tenancy, dcim, circuits, virtualization, ipam, extras and
  * webhooks one process each (bench/servers.js, as bench/children.js starts them) and the gateway
- * in front, NODE_ENV=production, the configuration's defaults otherwise.
+ * in front, NODE_ENV=production, the configuration's defaults otherwise, the production heap policy
+ * (deploy/heap.js), after the migration job (deploy/migrate.js) as deployed.
  *  - idle: VmRSS (/proc/<pid>/status) once every process is up and BENCH_SETTLE seconds passed;
  *  - loaded: a seed (tenants, sites, 500 devices with 8 interfaces each, circuits, VMs, prefixes,
  *    2,000 IP addresses, VLANs) and then BENCH_SECONDS of closed-loop load from BENCH_CONNECTIONS
@@ -17,13 +18,14 @@
  *  - process.memoryUsage() of each at those moments, and last after a full collection (the
  *    processes run with --expose-gc, which changes nothing until servers.js calls gc() for this
  *    last reading): V8's heap against the rest, live memory against garbage not yet collected.
- * MB here are 10^6 bytes (the strict reading of the goal). BENCH_NODE_OPTIONS gives the service
- * processes NODE_OPTIONS (to try V8 settings; the default run has none). Run: `npm run build && node
+ * MB here are 10^6 bytes (the strict reading of the goal). BENCH_NODE_OPTIONS adds to the service
+ * processes' NODE_OPTIONS (to try V8 settings). Run: `npm run build && node
  * bench/memory.js`; results in bench/results/memory.json.
  */
 const fs = require('node:fs');
 const http = require('node:http');
 const os = require('node:os');
+const path = require('node:path');
 const { randomBytes } = require('node:crypto');
 const { startPostgres, startRabbitMQ } = require('@inventory/infra');
 const { serviceProcesses, stopAll, writeReport, run } = require('./children');
@@ -238,6 +240,12 @@ async function closedLoop(ops, seconds) {
   return done;
 }
 
+/** deploy/migrate.js (the image's `migrate`) on the benchmark's database. */
+function migrationJob(databaseUrl) {
+  const { execFileSync } = require('node:child_process');
+  execFileSync(process.execPath, [path.join(__dirname, '..', 'deploy', 'migrate.js')], { env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' }, stdio: ['ignore', 'ignore', 'inherit'] });
+}
+
 async function main() {
   const [pg, rabbit] = await Promise.all([startPostgres({ log: () => undefined }), startRabbitMQ({ log: () => undefined })]);
   const hook = await receiver();
@@ -246,8 +254,10 @@ async function main() {
   try {
     // --expose-gc changes nothing by itself: only the last reading asks for a full collection, to
     // tell live memory from garbage; BENCH_NODE_OPTIONS adds V8 settings to try (--max-old-space-size=…)
-    const nodeOptions = ['--expose-gc', process.env.BENCH_NODE_OPTIONS].filter(Boolean).join(' ');
+    const nodeOptions = ['--expose-gc', require('../deploy/heap').NODE_OPTIONS, process.env.BENCH_NODE_OPTIONS].filter(Boolean).join(' ');
     const env = { NODE_OPTIONS: nodeOptions, NODE_ENV: 'production', SUPERUSER_NAME: 'bench', SUPERUSER_PASSWORD: randomBytes(12).toString('hex'), SUPERUSER_API_TOKEN: token };
+    // as deployed: the migration job first, so the services start on schemas already up to date
+    await migrationJob(pg.url);
     const services = await serviceProcesses([...SERVICES, 'gateway'], { databaseUrl: pg.url, amqpUrl: rabbit.url, env });
     children = services.children;
     const names = [...SERVICES, 'gateway'];

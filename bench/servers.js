@@ -6,6 +6,9 @@
  */
 const { baseConfig, readConfig } = require('@inventory/core');
 
+// the production heap policy, as the image's entry point applies it
+require('../deploy/heap').applyHeapPolicy();
+
 const own = (pkg, schema) => (base) => {
   const p = require(pkg);
   return p.createService(readConfig(p[schema], { ...process.env, ...base }));

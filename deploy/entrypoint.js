@@ -34,6 +34,8 @@ if (require.main === module) {
     process.stderr.write(`${name ? `unknown service "${name}"` : 'no service named'}: set SERVICE (or pass it as the argument) to one of ${entryNames().join(', ')}\n`);
     process.exit(2);
   }
+  // the production heap policy (deploy/heap.js) for services; the migration job is short-lived
+  if (name !== 'migrate') require('./heap').applyHeapPolicy();
   require(script);
 }
 

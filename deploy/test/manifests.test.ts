@@ -14,6 +14,8 @@ import * as path from 'node:path';
 import Ajv from 'ajv';
 import Ajv2019 from 'ajv/dist/2019';
 import { readConfig } from '@inventory/core';
+
+const HEAP = require('../heap') as { NODE_OPTIONS: string };
 import {
   ROOT, K8S, type Obj, serviceNames, readYaml, readEnvFile, kustomization, generatorFile, k8sObjects, ofKind,
   configSchemaOf, imageVariables, imageScripts, envReads,
@@ -126,6 +128,8 @@ describe('k8s/', () => {
       const heapMiB = Number(/--max-old-space-size=(\d+)/.exec(env.NODE_OPTIONS)![1]);
       expect(heapMiB).toBeLessThan(limitMiB);
       expect(heapMiB).toBeGreaterThan(limitMiB / 2);
+      // and it keeps the image's heap policy (NODE_OPTIONS set here replaces the image's)
+      expect(env.NODE_OPTIONS).toContain(HEAP.NODE_OPTIONS);
       // the port the probes name is the one the process listens on
       const port = c.ports.find((p: any) => p.name === 'http').containerPort;
       expect(String(port)).toBe(containerEnv(c).PORT);
@@ -255,6 +259,8 @@ describe('deploy/Dockerfile', () => {
     const user = /^USER (\S+)/m.exec(runtime.text)![1];
     expect(user.split(':')[0]).not.toMatch(/^(0|root)$/);
     expect(runtime.text).toMatch(/^ENTRYPOINT \[.*"node", "deploy\/entrypoint\.js"\]$/m);
+    // the heap policy of deploy/heap.js is the image's NODE_OPTIONS
+    expect(/NODE_OPTIONS=(\S+)/.exec(runtime.text)?.[1]).toBe(HEAP.NODE_OPTIONS);
     // what the entry point and the job require from deploy/ is in the image
     for (const script of imageScripts()) {
       for (const m of fs.readFileSync(path.join(ROOT, script), 'utf8').matchAll(/require\('\.\/([^']+)'\)/g)) {
