@@ -39,6 +39,18 @@ const aHost = async (type: Record<string, unknown> | null = null) => {
   hosts += 1;
   return made('dcim', '/api/dcim/devices/', { name: `host-${hosts}`, device_type: (type ?? (await theType())).id, role: (await theRole()).id, site: (await theSite()).id });
 };
+/**
+ * A model's hosts: the i-th object's device is one of seven in turn, so consecutive objects (a
+ * filter's three) belong to different devices without a device made per object (the fuzz makes
+ * hundreds). One pool per model: their objects' names repeat across models.
+ */
+const hostPool = (type?: () => Promise<Record<string, unknown>>) => {
+  const pool: Promise<Record<string, any>>[] = [];
+  return (i: number) => (pool[i % 7] ??= (async () => aHost(type ? await type() : null))());
+};
+const bayHosts = hostPool();
+const deviceBayHosts = hostPool(parentType);
+const moduleHosts = hostPool();
 
 runModelContract('device', {
   stack: () => stack,
@@ -118,7 +130,7 @@ runModelContract('module bay', {
   path: '/api/dcim/module-bays/',
   schema: 'ModuleBay',
   badPatch: { position: 'x'.repeat(31) },
-  make: async (i) => ({ device: (await aHost()).id, name: `Slot ${i}`, label: i % 2 ? `S${i}` : '', position: String(i) }),
+  make: async (i) => ({ device: (await bayHosts(i)).id, name: `Slot ${i}`, label: i % 2 ? `S${i}` : '', position: String(i) }),
   patch: { description: 'patched', label: 'L' },
   invalid: [
     { body: { name: 'no device' }, field: 'device' },
@@ -140,7 +152,7 @@ runModelContract('device bay', {
   path: '/api/dcim/device-bays/',
   schema: 'DeviceBay',
   badPatch: { installed_device: 999999 },
-  make: async (i) => ({ device: (await aHost(await parentType())).id, name: `Bay ${i}`, label: i % 2 ? `B${i}` : '' }),
+  make: async (i) => ({ device: (await deviceBayHosts(i)).id, name: `Bay ${i}`, label: i % 2 ? `B${i}` : '' }),
   patch: { description: 'patched', label: 'Bay' },
   invalid: [
     { body: { name: 'no device' }, field: 'device' },
@@ -161,7 +173,7 @@ runModelContract('module', {
   schema: 'Module',
   badPatch: { status: 'broken' },
   make: async (i) => {
-    const host = await aHost();
+    const host = await moduleHosts(i);
     const bay = await made('dcim', '/api/dcim/module-bays/', { device: host.id, name: `Slot ${i}` });
     return { device: host.id, module_bay: bay.id, module_type: (await theModuleType()).id, serial: `M${i}`, asset_tag: i % 2 ? `MOD-${i}` : null, status: i % 3 ? 'active' : 'planned' };
   },
