@@ -1,6 +1,7 @@
+import pg from 'pg';
 import { sql } from '@inventory/filtering';
 import type { BaseConfig } from '@inventory/core';
-import { createRestService, createModelTables, defineModel, f, ids, relatedId, renderConfigHandler, treeIds, type ModelDef, type Migration } from '@inventory/rest';
+import { createRestService, createModelTables, defineModel, f, ids, projectionTable, relatedId, renderConfigHandler, treeIds, type ModelDef, type Migration } from '@inventory/rest';
 import { bootStack, eventually, type Client, type Stack } from '@inventory/testkit';
 import { createService as extras } from '@inventory/extras';
 import { createService as tenancy } from '@inventory/tenancy';
@@ -208,8 +209,26 @@ async function contextOf(id: number, check: (cc: Obj) => boolean, query = ''): P
     },
     15_000,
     () => `config context of ${id}: ${JSON.stringify(last.config_context)}`,
-  );
+  ).catch(async (err: Error) => {
+    throw new Error(`${err.message}\nwhat virtualization projects:\n${await projected()}`);
+  });
   return last.config_context as Obj;
+}
+
+/** The projections the criteria read, as virtualization holds them (when a wait fails, what was missing). */
+async function projected(): Promise<string> {
+  const db = new pg.Client({ connectionString: stack.databaseUrl });
+  await db.connect();
+  try {
+    const out: string[] = [];
+    for (const label of ['dcim.region', 'dcim.sitegroup', 'dcim.site', 'extras.configcontext']) {
+      const rows = await db.query(`SELECT id, version, deleted, path, data FROM virtualization.${projectionTable(label)} ORDER BY id`);
+      out.push(`${label}: ${JSON.stringify(rows.rows.map((r) => (label === 'extras.configcontext' ? { id: r.id, v: r.version, deleted: r.deleted, name: r.data.name, regions: r.data.regions } : { id: r.id, v: r.version, deleted: r.deleted, path: r.path, region: r.data.region })))}`);
+    }
+    return out.join('\n');
+  } finally {
+    await db.end();
+  }
 }
 
 describe('config_context of a model that declares criteria', () => {
