@@ -207,7 +207,8 @@ async function contextOf(id: number, check: (cc: Obj) => boolean, query = ''): P
       last = r.body;
       return r.status === 200 && !!r.body.config_context && check(r.body.config_context);
     },
-    15_000,
+    // events from four services, on a machine running another suite beside this one
+    30_000,
     () => `config context of ${id}: ${JSON.stringify(last.config_context)}`,
   ).catch(async (err: Error) => {
     throw new Error(`${err.message}\nwhat virtualization projects:\n${await projected()}`);
