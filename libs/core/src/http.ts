@@ -76,6 +76,22 @@ export function sendJson(res: http.ServerResponse, status: number, body: unknown
   res.end(text);
 }
 
+/**
+ * Sends one of our HTML pages (sign-in, tokens, the browsable API, the
+ * webhooks admin page) with the headers every one carries: never cached or
+ * framed, not sniffed, and only what `csp` allows runs or loads.
+ */
+export function sendHtml(res: Response, status: number, html: string, csp: string): void {
+  res.status(status);
+  res.setHeader('Content-Type', 'text/html; charset=utf-8');
+  res.setHeader('Cache-Control', 'no-store');
+  res.setHeader('X-Frame-Options', 'DENY');
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('Referrer-Policy', 'same-origin');
+  res.setHeader('Content-Security-Policy', csp);
+  res.send(html);
+}
+
 /** What a 500 says: nothing about the failure itself (that goes to the log with the request id). */
 export const SERVER_ERROR = { error: 'Internal server error', exception: 'ServerError', detail: 'Internal server error' };
 

@@ -1,5 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { Response } from 'express';
+import { sendHtml } from '@inventory/core';
 import { BROWSABLE_SCRIPT, BROWSABLE_SCRIPT_HASH } from './browsable-script';
 import { writable, type ActionFields } from './browsable-forms';
 import { escapeHtml } from './html';
@@ -81,16 +82,9 @@ th,td{border-bottom:1px solid #eee;padding:.25rem .5rem;text-align:left;vertical
 const CSP = `default-src 'none'; script-src ${BROWSABLE_SCRIPT_HASH}; style-src 'unsafe-inline'; connect-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`;
 
 export function sendBrowsable(res: Response, status: number, html: string): void {
-  res.status(status);
-  res.setHeader('Content-Type', 'text/html; charset=utf-8');
   // the page depends on the Accept header and on the cookie (a name, a CSRF token)
   res.setHeader('Vary', 'Accept, Cookie');
-  res.setHeader('Cache-Control', 'no-store');
-  res.setHeader('X-Frame-Options', 'DENY');
-  res.setHeader('X-Content-Type-Options', 'nosniff');
-  res.setHeader('Referrer-Policy', 'same-origin');
-  res.setHeader('Content-Security-Policy', CSP);
-  res.send(html);
+  sendHtml(res, status, html, CSP);
 }
 
 /** `HTTP 200 OK`. */

@@ -1,5 +1,5 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { HttpError, type Logger } from '@inventory/core';
+import { HttpError, sendHtml, type Logger } from '@inventory/core';
 import type { ServiceClient } from '@inventory/refs';
 import { CSRF_FIELD } from './csrf';
 import { escapeHtml } from './html';
@@ -69,14 +69,7 @@ const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form
 
 /** Sends a page with the headers every page of ours carries. */
 export function sendPage(res: Response, status: number, html: string): void {
-  res.status(status);
-  res.setHeader('Content-Type', 'text/html; charset=utf-8');
-  res.setHeader('Cache-Control', 'no-store');
-  res.setHeader('X-Frame-Options', 'DENY');
-  res.setHeader('X-Content-Type-Options', 'nosniff');
-  res.setHeader('Referrer-Policy', 'same-origin');
-  res.setHeader('Content-Security-Policy', CSP);
-  res.send(html);
+  sendHtml(res, status, html, CSP);
 }
 
 const STYLE = `body{font-family:system-ui,sans-serif;margin:2rem;max-width:64rem;color:#222}

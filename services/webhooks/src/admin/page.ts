@@ -1,4 +1,5 @@
 import type { Response } from 'express';
+import { sendHtml } from '@inventory/core';
 import type { QueueDepths } from './queues';
 import type { DeliveryStats, FailedDelivery } from './stats';
 
@@ -38,14 +39,7 @@ const CSP = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; 
 
 /** Sends the page with the headers the gateway's own pages carry: never cached, framed or scripted. */
 export function sendPage(res: Response, html: string): void {
-  res.status(200);
-  res.setHeader('Content-Type', 'text/html; charset=utf-8');
-  res.setHeader('Cache-Control', 'no-store');
-  res.setHeader('X-Frame-Options', 'DENY');
-  res.setHeader('X-Content-Type-Options', 'nosniff');
-  res.setHeader('Referrer-Policy', 'same-origin');
-  res.setHeader('Content-Security-Policy', CSP);
-  res.send(html);
+  sendHtml(res, 200, html, CSP);
 }
 
 const STYLE = `body{font-family:system-ui,sans-serif;margin:2rem;max-width:80rem;color:#222}
