@@ -39,6 +39,7 @@ export * from './projections';
 export * from './projection-feed';
 export * from './referrers';
 export * from './contact-filters';
+export * from './content-type-filters';
 export * from './config-context';
 export * from './config-templates';
 export * from './network';

@@ -1,5 +1,4 @@
-import { contentType, contentTypeById, contentTypeDisplay } from '@inventory/refs';
-import { sql, ident, type FilterDef } from '@inventory/filtering';
+import { contentType, contentTypeDisplay } from '@inventory/refs';
 import { resolveRefs, type WriteContext } from '@inventory/rest';
 
 /**
@@ -31,19 +30,4 @@ export async function parentExists(wctx: WriteContext, label: string, id: unknow
     if (projected(label)) throw err;
     return null;
   }
-}
-
-/** `<name>=<content type id>` (and `__n`): the objects attached to objects of those models. */
-export function contentTypeIdFilter(name: string, column: string): FilterDef {
-  return {
-    kind: 'method',
-    name,
-    lookups: ['n'],
-    valueType: 'integer',
-    apply: (values, lookup) => {
-      const labels = values.map((v) => contentTypeById(Number(v))?.label ?? '');
-      const match = sql`t.${ident(column)} = ANY(${labels}::text[])`;
-      return lookup === 'n' ? sql`NOT ${match}` : match;
-    },
-  };
 }

@@ -1,7 +1,6 @@
 import { ValidationError } from '@inventory/core';
-import { contentType, contentTypeById } from '@inventory/refs';
-import { sql, or } from '@inventory/filtering';
-import { defineModel, f, customFieldValueError, type ModelDef, type CustomFieldDef } from '@inventory/rest';
+import { contentType } from '@inventory/refs';
+import { contentTypesIdFilter, defineModel, f, customFieldValueError, type ModelDef, type CustomFieldDef } from '@inventory/rest';
 
 export const CUSTOM_FIELD_TYPES = [
   ['text', 'Text'],
@@ -132,18 +131,7 @@ export const customField: ModelDef = defineModel({
   display: (r) => (r.label ? String(r.label) : String(r.name).replace(/_/g, ' ').replace(/^./, (c) => c.toUpperCase())),
   ordering: ['group_name', 'weight', 'name'],
   search: ['name', 'label', 'group_name', 'description'],
-  filters: () => [
-    {
-      kind: 'method',
-      name: 'content_type_id',
-      lookups: ['n'],
-      valueType: 'integer',
-      apply: (values, lookup) => {
-        const match = or(values.map((v) => sql`t.content_types @> ARRAY[${contentTypeById(Number(v))?.label ?? ''}]::varchar[]`));
-        return lookup === 'n' ? sql`NOT ${match}` : match;
-      },
-    },
-  ],
+  filters: () => [contentTypesIdFilter()],
   hooks: {
     validate(row, existing) {
       const type = String(row.type);

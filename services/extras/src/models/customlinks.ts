@@ -1,6 +1,5 @@
 import { contentType } from '@inventory/refs';
-import { defineModel, f, type ModelDef } from '@inventory/rest';
-import { contentTypeIdFilter } from './content-type-filters';
+import { contentTypesIdFilter, defineModel, f, type ModelDef } from '@inventory/rest';
 
 /** NetBox's CustomLinkButtonClassChoices: the button colours, and `ghost-dark` (a plain link). */
 export const BUTTON_CLASSES = [
@@ -52,5 +51,5 @@ export const customLink: ModelDef = defineModel({
   display: (r) => String(r.name),
   ordering: ['group_name', 'weight', 'name'],
   search: ['name', 'link_text', 'link_url', 'group_name'],
-  filters: () => [contentTypeIdFilter()],
+  filters: () => [contentTypesIdFilter()],
 });

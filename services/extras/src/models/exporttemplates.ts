@@ -1,7 +1,6 @@
 import { ValidationError } from '@inventory/core';
 import { contentType } from '@inventory/refs';
-import { defineModel, f, type ModelDef } from '@inventory/rest';
-import { contentTypeIdFilter } from './content-type-filters';
+import { contentTypesIdFilter, defineModel, f, type ModelDef } from '@inventory/rest';
 import { syncedData, syncedDataFilters } from './configcontexts';
 
 /** Any model with a list endpoint can be exported (NetBox's ExportTemplatesMixin is on nearly every model). */
@@ -37,7 +36,7 @@ export const exportTemplate: ModelDef = defineModel({
   display: (r) => String(r.name),
   ordering: ['name'],
   search: ['name', 'description'],
-  filters: () => [contentTypeIdFilter(), ...syncedDataFilters()],
+  filters: () => [contentTypesIdFilter(), ...syncedDataFilters()],
   hooks: {
     validate(row) {
       // the UI's `?export=table` is the table itself

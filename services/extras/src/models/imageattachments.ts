@@ -1,8 +1,8 @@
 import { ValidationError } from '@inventory/core';
 import type { FilterDef } from '@inventory/filtering';
-import { defineModel, f, type ModelDef, type Row, type WriteContext } from '@inventory/rest';
+import { contentTypeIdFilter, defineModel, f, type ModelDef, type Row, type WriteContext } from '@inventory/rest';
 import { IMAGE_ERRORS, ImageUpload } from '../images/upload';
-import { contentTypeIdFilter, journaled, parentExists, printedType } from './attached';
+import { journaled, parentExists, printedType } from './attached';
 
 /**
  * NetBox 3.7 takes an image for an object of any model, but only the models

@@ -1,7 +1,7 @@
 import { ValidationError } from '@inventory/core';
 import { sql, parseDateTime, type FilterDef } from '@inventory/filtering';
-import { defineModel, f, type ModelDef, type Row, type WriteContext } from '@inventory/rest';
-import { contentTypeIdFilter, journaled, parentExists, printedType } from './attached';
+import { contentTypeIdFilter, defineModel, f, type ModelDef, type Row, type WriteContext } from '@inventory/rest';
+import { journaled, parentExists, printedType } from './attached';
 
 export const JOURNAL_KINDS = [
   ['info', 'Info'],

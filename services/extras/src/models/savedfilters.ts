@@ -1,8 +1,7 @@
 import { ValidationError } from '@inventory/core';
 import { sql, type FilterDef } from '@inventory/filtering';
 import { parseBoolean } from '@inventory/filtering';
-import { defineModel, f, savedFilterVisibility, type ModelDef } from '@inventory/rest';
-import { contentTypeIdFilter } from './content-type-filters';
+import { contentTypesIdFilter, defineModel, f, savedFilterVisibility, type ModelDef } from '@inventory/rest';
 
 /**
  * Saved filters (NetBox's extras.SavedFilter, spec C.10): named sets of
@@ -37,7 +36,7 @@ export const savedFilter: ModelDef = defineModel({
   display: (r) => String(r.name),
   ordering: ['weight', 'name'],
   search: ['name', 'slug', 'description'],
-  filters: () => [contentTypeIdFilter()],
+  filters: () => [contentTypesIdFilter()],
   visibleTo: (identity) => savedFilterVisibility(identity),
   callerFilters: (identity): FilterDef[] => [
     {

@@ -1,7 +1,6 @@
 import { ValidationError } from '@inventory/core';
-import { contentType, contentTypeById } from '@inventory/refs';
-import { sql, or } from '@inventory/filtering';
-import { defineModel, f, type ModelDef, type Row } from '@inventory/rest';
+import { contentType } from '@inventory/refs';
+import { contentTypesIdFilter, defineModel, f, type ModelDef, type Row } from '@inventory/rest';
 import { validateConditions } from '../dispatch/conditions';
 import { validateTemplate } from '../dispatch/render';
 
@@ -57,18 +56,7 @@ export const webhook: ModelDef = defineModel({
   display: (r) => String(r.name),
   ordering: ['name'],
   search: ['name', 'description', 'payload_url'],
-  filters: () => [
-    {
-      kind: 'method',
-      name: 'content_type_id',
-      lookups: ['n'],
-      valueType: 'integer',
-      apply: (values, lookup) => {
-        const match = or(values.map((v) => sql`t.content_types @> ARRAY[${contentTypeById(Number(v))?.label ?? ''}]::varchar[]`));
-        return lookup === 'n' ? sql`NOT ${match}` : match;
-      },
-    },
-  ],
+  filters: () => [contentTypesIdFilter()],
   hooks: { validate: validateWebhook },
 });
 
