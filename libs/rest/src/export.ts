@@ -4,7 +4,7 @@ import { type Sql, sql, raw, join } from '@inventory/filtering';
 import { PyObject, renderJinja, TemplateRenderError } from '@inventory/templates';
 import type { FieldSelection } from './field-selection';
 import type { ModelDef } from './model';
-import { projection } from './projections';
+import { projection, projectedTextList } from './projections';
 import { countColumns, fetchByIds } from './query';
 import type { ServiceContext } from './registry';
 import { fieldsFor, represent, type Mode } from './serialize';
@@ -52,7 +52,7 @@ function exportTemplateRows(ctx: ServiceContext): Sql {
     return sql`SELECT id, name, content_types::text[] AS content_types, template_code, mime_type, file_extension, as_attachment FROM ${raw(ctx.db.table(local.table))}`;
   }
   return sql`SELECT id, data->>'name' AS name,
-                    ARRAY(SELECT jsonb_array_elements_text(CASE WHEN jsonb_typeof(data->'content_types') = 'array' THEN data->'content_types' ELSE '[]' END)) AS content_types,
+                    ${projectedTextList('content_types')} AS content_types,
                     data->>'template_code' AS template_code, data->>'mime_type' AS mime_type, data->>'file_extension' AS file_extension,
                     COALESCE((data->>'as_attachment')::boolean, TRUE) AS as_attachment
                FROM ${projection(ctx, EXPORT_TEMPLATE_LABEL)} WHERE NOT deleted`;

@@ -11,7 +11,7 @@ import { pageLinks, parsePage } from './pagination';
 import { fetchByIds, fetchPage, orderBy } from './query';
 import type { ServiceContext } from './registry';
 import { authorize } from '@inventory/auth';
-import { identityOf, ignoredHeader, parseId, requestUrl, requirePermission, wantsBrief } from './request';
+import { identityOf, ignoredHeader, modeOf, parseId, requestUrl, requirePermission, wantsBrief } from './request';
 import { represent } from './serialize';
 import { CONFIG_CONTEXT_KEY, excludesConfigContext } from './config-context';
 import { READ_OPTION_PARAMS, listWithOptions, parseFieldSelection, parseReadOptions, readOne } from './read-options';
@@ -91,9 +91,8 @@ export function modelHandlers(ctx: ServiceContext, model: ModelDef): ModelHandle
       if (filter.ignored.length) res.setHeader('X-Ignored-Parameters', ignoredHeader(filter.ignored));
       if (exporting) {
         const select = parseFieldSelection(params);
-        const mode = select ? 'full' : wantsBrief(params) ? 'brief' : 'full';
         const order = orderBy(ctx, model, params.get('ordering'));
-        return sendExport(ctx, model, res, exporting, { where: and([filter.where, scope]), order, base: base(req), mode, select });
+        return sendExport(ctx, model, res, exporting, { where: and([filter.where, scope]), order, base: base(req), mode: modeOf(params, select), select });
       }
       // fields=, omit=, count=false, start=, cursor= (read-options.ts); without them, NetBox 3.7's list as it was
       const options = parseReadOptions(shadowed.length ? withoutParams(params, shadowed) : params);
@@ -120,7 +119,7 @@ export function modelHandlers(ctx: ServiceContext, model: ModelDef): ModelHandle
       const select = parseFieldSelection(params);
       const [row] = select ? [await readOne(ctx, model, id, scope, select)] : await fetchByIds(ctx, model, [id], ctx.db, scope);
       if (!row) throw new NotFound();
-      const [rep] = await represent(ctx, model, [row], select ? 'full' : wantsBrief(params) ? 'brief' : 'full', base(req), undefined, select, {
+      const [rep] = await represent(ctx, model, [row], modeOf(params, select), base(req), undefined, select, {
         excludeConfigContext: excludesConfigContext(params),
       });
       res.setHeader('ETag', etagOf(row));

@@ -186,6 +186,11 @@ export async function applyRecords(ctx: ServiceContext, q: Queryable | ConsumerT
      WHERE p.version < EXCLUDED.version OR (p.version = EXCLUDED.version AND EXCLUDED.deleted AND NOT p.deleted)`);
 }
 
+/** A projected object's list of strings as `text[]` (`content_types` of a saved filter, an export template): `{}` when not a list. */
+export function projectedTextList(key: string): Sql {
+  return sql`ARRAY(SELECT jsonb_array_elements_text(CASE WHEN jsonb_typeof(data->${key}::text) = 'array' THEN data->${key}::text ELSE '[]' END))`;
+}
+
 /** Nested representations of projected objects by id (tombstones are gone: null). */
 export async function projectedNested(ctx: ServiceContext, label: string, ids: number[], base: string, q: Queryable = ctx.db): Promise<Map<number, Row>> {
   const rows = await q.query(sql`SELECT id, nested FROM ${projection(ctx, label)} WHERE id = ANY(${ids}::bigint[]) AND NOT deleted`);

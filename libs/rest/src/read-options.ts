@@ -9,7 +9,7 @@ import type { Queryable } from './db';
 import { pageLinks, parsePage, withParams } from './pagination';
 import { countColumns, orderBy, totalColumn } from './query';
 import type { ServiceContext } from './registry';
-import { wantsBrief } from './request';
+import { modeOf } from './request';
 import { fieldsFor, represent } from './serialize';
 import type { Row } from './types';
 
@@ -242,7 +242,6 @@ export async function listWithOptions(
       ({ next, previous } = pageLinks(url, page, shown ? Number.MAX_SAFE_INTEGER : page.offset + rows.length));
     }
   }
-  const mode = select ? 'full' : wantsBrief(params) ? 'brief' : 'full';
-  const results = await represent(ctx, model, rows, mode, q.base, undefined, select, { excludeConfigContext: excludesConfigContext(params) });
+  const results = await represent(ctx, model, rows, modeOf(params, select), q.base, undefined, select, { excludeConfigContext: excludesConfigContext(params) });
   return { count, next, previous, results };
 }

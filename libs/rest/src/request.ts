@@ -3,8 +3,10 @@ import { NotFound, NotAuthenticated, PermissionDenied } from '@inventory/core';
 import { type Action, type Identity, authorize } from '@inventory/auth';
 import { type Sql, and } from '@inventory/filtering';
 import { constraintSql } from './constraints';
+import type { FieldSelection } from './field-selection';
 import type { ModelDef } from './model';
 import type { ServiceContext } from './registry';
+import type { Mode } from './serialize';
 
 /** What the request reads once and every handler needs. */
 
@@ -25,6 +27,11 @@ export function requirePermission(ctx: ServiceContext, model: ModelDef, identity
 export function wantsBrief(params: URLSearchParams): boolean {
   const v = params.get('brief');
   return v !== null && v !== '';
+}
+
+/** The representation a read asks for: a field selection reads from the full one, else `brief` or full. */
+export function modeOf(params: URLSearchParams, select: FieldSelection | null): Mode {
+  return select ? 'full' : wantsBrief(params) ? 'brief' : 'full';
 }
 
 /** A path id: digits that a bigint key can hold; anything else cannot exist (404). */

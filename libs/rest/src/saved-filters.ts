@@ -2,7 +2,7 @@ import type { Identity } from '@inventory/auth';
 import { ValidationError } from '@inventory/core';
 import { type Sql, sql, raw } from '@inventory/filtering';
 import type { ModelDef } from './model';
-import { projection } from './projections';
+import { projection, projectedTextList } from './projections';
 import type { ServiceContext } from './registry';
 
 /**
@@ -44,7 +44,7 @@ function savedFilterRows(ctx: ServiceContext): Sql {
     return sql`SELECT id, slug, name, weight, content_types::text[] AS content_types, user_id, enabled, shared, parameters FROM ${raw(ctx.db.table(local.table))}`;
   }
   return sql`SELECT id, data->>'slug' AS slug, data->>'name' AS name, (data->>'weight')::int AS weight,
-                    ARRAY(SELECT jsonb_array_elements_text(CASE WHEN jsonb_typeof(data->'content_types') = 'array' THEN data->'content_types' ELSE '[]' END)) AS content_types,
+                    ${projectedTextList('content_types')} AS content_types,
                     (data->>'user')::bigint AS user_id, COALESCE((data->>'enabled')::boolean, FALSE) AS enabled,
                     COALESCE((data->>'shared')::boolean, FALSE) AS shared, data->'parameters' AS parameters
                FROM ${projection(ctx, SAVED_FILTER_LABEL)} WHERE NOT deleted`;

@@ -178,7 +178,7 @@ export function createRestService(opts: RestServiceOptions): RestService {
     async start(port = config.PORT) {
       // started before its database or broker (a compose file, a cluster coming up): wait for them, do not crash
       await Promise.all([waitForDatabase(config.DATABASE_URL, log), config.AMQP_URL ? waitForBroker(config.AMQP_URL, log) : undefined]);
-      // a no-op after the migration job (one advisory lock per schema, umzug skips what is recorded); the job
+      // a no-op after the migration job (one query finds every migration recorded; sequelize is not loaded); the job
       // itself fails fast on an unreachable database and is retried by its runner (a Job's backoff, compose's order)
       await service.migrate();
       server = await listen(app, port, config.HOST, shutdownOptions(config));
