@@ -12,6 +12,7 @@ export * from './serialize';
 export * from './filters';
 export * from './query';
 export * from './pagination';
+export * from './periodic';
 export * from './constraints';
 export * from './validation';
 export * from './write';

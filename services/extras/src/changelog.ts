@@ -1,7 +1,7 @@
 import { CHANGELOG_QUEUE, EventConsumer, type ChangeEvent, type ConsumerTx } from '@inventory/events';
 import { sql, raw } from '@inventory/filtering';
 import { Cache, type BaseConfig } from '@inventory/core';
-import { eventSource, type ServiceContext } from '@inventory/rest';
+import { eventSource, periodic, type ServiceContext } from '@inventory/rest';
 import { objectChange } from './models';
 
 const ACTION = { created: 'create', updated: 'update', deleted: 'delete' } as const;
@@ -134,28 +134,22 @@ export function changelog(
         log: ctx.log,
       })
     : null;
-  let timer: NodeJS.Timeout | null = null;
   const prune = async () => {
-    if (retentionDays <= 0) return;
     try {
       await ctx.db.query(sql`DELETE FROM ${raw(ctx.db.table(objectChange.table))} WHERE time < now() - make_interval(days => ${retentionDays})`);
     } catch (err) {
       ctx.log.warn({ err: (err as Error).message }, 'change log: pruning failed');
     }
   };
+  const pruning = retentionDays > 0 ? periodic(prune, 3_600_000) : null;
   return {
     consumer,
     start() {
       consumer?.start();
-      if (retentionDays > 0 && !timer) {
-        void prune();
-        timer = setInterval(() => void prune(), 3_600_000);
-        timer.unref();
-      }
+      pruning?.start();
     },
     async stop() {
-      if (timer) clearInterval(timer);
-      timer = null;
+      await pruning?.stop();
       await consumer?.stop();
     },
   };

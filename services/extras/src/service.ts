@@ -69,13 +69,7 @@ export function createService(config: BaseConfig & Partial<MediaSettings>, opts:
       mountImageRoutes(app, ctx, { model: imageAttachment, store, maxImageSize: media.MAX_IMAGE_SIZE });
     },
     // the change log (bookmarks follow their objects in it) and the sweep of image files no row names
-    workers: (ctx) => {
-      const sweeper = imageSweeper(ctx, imageAttachment, store);
-      return [
-        changelog(ctx, config, config.CHANGELOG_RETENTION, opts.changelogQueue, [bookmarkFollower(ctx)]),
-        { start: () => sweeper.start(), stop: async () => sweeper.stop() },
-      ];
-    },
+    workers: (ctx) => [changelog(ctx, config, config.CHANGELOG_RETENTION, opts.changelogQueue, [bookmarkFollower(ctx)]), imageSweeper(ctx, imageAttachment, store)],
   });
   return service;
 }

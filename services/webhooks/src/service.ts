@@ -52,7 +52,7 @@ export function createService(config: BaseConfig & Partial<DispatchSettings>): R
           },
           async stop() {
             dispatcher = null;
-            retention.stop();
+            await retention.stop();
             await running?.stop();
           },
         },

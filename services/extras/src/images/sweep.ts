@@ -1,4 +1,4 @@
-import type { ModelDef, ServiceContext } from '@inventory/rest';
+import { periodic, type ModelDef, type ServiceContext, type Worker } from '@inventory/rest';
 import { namedFiles } from './hooks';
 import type { MediaStore } from './store';
 
@@ -10,8 +10,7 @@ const GRACE_MS = 3_600_000;
  * a process left when it stopped between storing a file and the commit, or
  * between a delete's commit and the file's removal.
  */
-export function imageSweeper(ctx: ServiceContext, model: ModelDef, store: MediaStore): { start(): void; stop(): void } {
-  let timer: NodeJS.Timeout | null = null;
+export function imageSweeper(ctx: ServiceContext, model: ModelDef, store: MediaStore): Worker {
   const sweep = async () => {
     try {
       const removed = await store.sweep((names) => namedFiles(ctx, model, names), GRACE_MS);
@@ -20,16 +19,5 @@ export function imageSweeper(ctx: ServiceContext, model: ModelDef, store: MediaS
       ctx.log.warn({ err: (err as Error).message }, 'image attachments: sweep failed');
     }
   };
-  return {
-    start() {
-      if (timer) return;
-      void sweep();
-      timer = setInterval(() => void sweep(), GRACE_MS);
-      timer.unref();
-    },
-    stop() {
-      if (timer) clearInterval(timer);
-      timer = null;
-    },
-  };
+  return periodic(sweep, GRACE_MS);
 }

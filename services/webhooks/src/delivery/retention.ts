@@ -1,5 +1,5 @@
 import { sql, raw } from '@inventory/filtering';
-import type { ServiceContext } from '@inventory/rest';
+import { periodic, type ServiceContext, type Worker } from '@inventory/rest';
 
 const HOUR = 3_600_000;
 
@@ -9,9 +9,8 @@ const HOUR = 3_600_000;
  * start and hourly, a few thousand per statement so no long lock is held.
  * Deliveries still queued or retrying are kept whatever their age.
  */
-export function deliveryRetention(ctx: ServiceContext, days: number): { start(): void; stop(): void; prune(): Promise<number> } {
+export function deliveryRetention(ctx: ServiceContext, days: number): Worker & { prune(): Promise<number> } {
   const table = raw(ctx.db.table('webhook_delivery'));
-  let timer: NodeJS.Timeout | null = null;
   const prune = async (): Promise<number> => {
     if (days <= 0) return 0;
     let total = 0;
@@ -24,17 +23,9 @@ export function deliveryRetention(ctx: ServiceContext, days: number): { start():
       if (rows.length < 5000) return total;
     }
   };
-  const run = () => void prune().catch((err: Error) => ctx.log.warn({ err: err.message }, 'webhook delivery retention: pruning failed'));
-  return {
-    start() {
-      run();
-      timer = setInterval(run, HOUR);
-      timer.unref();
-    },
-    stop() {
-      if (timer) clearInterval(timer);
-      timer = null;
-    },
-    prune,
-  };
+  const run = () => prune().then(
+    () => undefined,
+    (err: Error) => ctx.log.warn({ err: err.message }, 'webhook delivery retention: pruning failed'),
+  );
+  return { ...periodic(run, HOUR), prune };
 }
