@@ -30,7 +30,7 @@ const { randomBytes } = require('node:crypto');
 const { startPostgres, startRabbitMQ } = require('@inventory/infra');
 const { serviceProcesses, stopAll, writeReport, run } = require('./children');
 
-const SERVICES = ['users', 'tenancy', 'dcim', 'circuits', 'virtualization', 'ipam', 'extras', 'webhooks'];
+const { SERVICE_NAMES: SERVICES } = require('../deploy/services');
 const SETTLE = Number(process.env.BENCH_SETTLE || 10);
 const SECONDS = Number(process.env.BENCH_SECONDS || 60);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 12);

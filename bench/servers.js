@@ -4,25 +4,11 @@
  * packages, each reading its own configuration as its main.ts does. The users service creates
  * its first superuser when SUPERUSER_NAME/SUPERUSER_PASSWORD are set (as deployed).
  */
-const { baseConfig, readConfig } = require('@inventory/core');
+const { readConfig } = require('@inventory/core');
+const { createFromEnv } = require('../deploy/services');
 
 // the production heap policy, as the image's entry point applies it
 require('../deploy/heap').applyHeapPolicy();
-
-const own = (pkg, schema) => (base) => {
-  const p = require(pkg);
-  return p.createService(readConfig(p[schema], { ...process.env, ...base }));
-};
-const FACTORIES = {
-  users: () => own('@inventory/users', 'usersConfig'),
-  tenancy: () => require('@inventory/tenancy').createService,
-  extras: () => require('@inventory/extras').createService,
-  webhooks: () => own('@inventory/webhooks', 'webhooksConfig'),
-  dcim: () => require('@inventory/dcim').createService,
-  circuits: () => require('@inventory/circuits').createService,
-  virtualization: () => require('@inventory/virtualization').createService,
-  ipam: () => own('@inventory/ipam', 'ipamConfig'),
-};
 
 async function main() {
   const ports = JSON.parse(process.env.BENCH_PORTS);
@@ -41,7 +27,8 @@ async function main() {
       await g.start(port);
       running.push(g);
     } else {
-      const s = FACTORIES[name]()(readConfig(baseConfig, env));
+      // each service reads its own configuration schema, as its main.ts (and the image) does
+      const s = createFromEnv(name, env);
       await s.start(port);
       running.push(s);
       if (name === 'users' && process.env.SUPERUSER_NAME) await require('@inventory/users').bootstrapAdmin(s, process.env);
