@@ -1,6 +1,6 @@
 import { HttpError, runWithContext, type BaseConfig } from '@inventory/core';
 import type { Identity } from '@inventory/auth';
-import { EventConsumer, type ChangeEvent } from '@inventory/events';
+import { EventConsumer, type ChangeEvent, type ConsumerTx } from '@inventory/events';
 import { sql, raw, ident } from '@inventory/filtering';
 import { snapshotOf } from './changes';
 import type { ModelDef } from './model';
@@ -181,6 +181,40 @@ export interface ProjectionFeed {
   consumer: EventConsumer | null;
 }
 
+/** Most events applied to the projections in one transaction. */
+const PROJECTION_BATCH = 100;
+
+/**
+ * Applies a batch of owners' events to the projections: the delete rules of
+ * the deleted objects first (each in this service's own unit of work, by the
+ * user whose delete caused them; a failure rolls the batch back and it is
+ * applied again one event at a time, as the rules are idempotent), then one
+ * upsert per model of each object's newest record (records win by version,
+ * so their order in the batch does not matter).
+ */
+async function applyEvents(ctx: ServiceContext, projected: Map<string, unknown>, events: ChangeEvent[], tx: ConsumerTx): Promise<void> {
+  const mine = events.filter((e) => projected.has(e.model));
+  const deletes = new Map<string, { model: string; ids: number[]; by: { username: string; requestId: string } }>();
+  for (const e of mine.filter((e) => e.event === 'deleted')) {
+    const by = { username: e.username ?? '', requestId: e.request_id ?? '' };
+    const key = JSON.stringify([e.model, by.username, by.requestId]);
+    const group = deletes.get(key) ?? deletes.set(key, { model: e.model, ids: [], by }).get(key)!;
+    group.ids.push(Number(e.object_id));
+  }
+  for (const { model, ids, by } of deletes.values()) await applyDeleteRules(ctx, model, ids, by);
+  const newest = new Map<string, Map<number, ProjectionRecord>>();
+  for (const e of mine) {
+    const record = recordOf(e);
+    const byId = newest.get(e.model) ?? newest.set(e.model, new Map()).get(e.model)!;
+    const held = byId.get(record.id);
+    if (!held || held.version < record.version || (held.version === record.version && record.deleted)) byId.set(record.id, record);
+  }
+  for (const [model, byId] of newest) await applyRecords(ctx, tx, model, [...byId.values()]);
+  // a deleted tag leaves the objects it tagged (no change of theirs is recorded, as in NetBox)
+  const tags = mine.filter((e) => e.event === 'deleted' && e.model === 'extras.tag').map((e) => Number(e.object_id));
+  if (tags.length) await tx.query(sql`DELETE FROM ${raw(ctx.db.table(TAGGED_ITEM_TABLE))} WHERE tag_id = ANY(${tags}::bigint[])`);
+}
+
 /** The feed of a service's projections: none when it projects nothing or has no broker. */
 export function projectionFeed(ctx: ServiceContext, config: BaseConfig): ProjectionFeed {
   const projected = projectedModels(ctx);
@@ -200,17 +234,10 @@ export function projectionFeed(ctx: ServiceContext, config: BaseConfig): Project
     // the lag of `<service>.projections` per owner: how far behind its owners a projection is
     metrics: ctx.metrics,
     sourceOf: (event) => eventSource(ctx, event),
-    handler: async (event: ChangeEvent, tx) => {
-      if (!projected.has(event.model)) return;
-      await applyRecords(ctx, tx, event.model, [recordOf(event)]);
-      // a deleted tag leaves the objects it tagged (no change of theirs is recorded, as in NetBox)
-      if (event.event === 'deleted' && event.model === 'extras.tag') {
-        await tx.query(sql`DELETE FROM ${raw(ctx.db.table(TAGGED_ITEM_TABLE))} WHERE tag_id = ${Number(event.object_id)}`);
-      }
-      if (event.event === 'deleted') {
-        await applyDeleteRules(ctx, event.model, [Number(event.object_id)], { username: event.username ?? '', requestId: event.request_id ?? '' });
-      }
-    },
+    // a burst (a bulk write's thousand events) costs a transaction per hundred, not per event
+    batchSize: PROJECTION_BATCH,
+    prefetch: PROJECTION_BATCH * 2,
+    batchHandler: (events, tx) => applyEvents(ctx, projected, events, tx),
   });
   let stopping = false;
   let timer: NodeJS.Timeout | null = null;
