@@ -1,4 +1,6 @@
 import { eventually, readOutbox } from '@inventory/testkit';
+import { modelOpenApi, schemaName } from '@inventory/rest';
+import { dcimModels } from '@inventory/dcim';
 import { dcimSuite, type Obj } from './stack';
 
 const suite = dcimSuite();
@@ -320,6 +322,18 @@ describe('devices', () => {
     expect((await suite.api().get(`/api/dcim/devices/${d1.id}/`)).body.inventory_item_count).toBe(2);
     const children = (await suite.api().get(`/api/dcim/inventory-items/?parent_id=${items[0].id}`)).body.results;
     expect(children.map((i: Obj) => i.id)).toEqual([items[1].id]);
+    // NetBox's parent is a PrimaryKeyRelatedField: an id both ways, an attribute set refused, and the schema says so
+    for (const [path, owner] of [['/api/dcim/inventory-items/', { device: d1.id }], ['/api/dcim/inventory-item-templates/', { device_type: t }]] as const) {
+      const parent = (await suite.api().get(`${path}?${'device' in owner ? `device_id=${d1.id}` : `device_type_id=${t}`}&name=Chassis`)).body.results[0];
+      const byObject = await suite.api().post(path, { ...owner, name: `By object ${n}`, parent: { id: parent.id } });
+      expect([byObject.status, byObject.body]).toEqual([400, { parent: ['Incorrect type. Expected pk value, received dict.'] }]);
+      const byId = await suite.api().post(path, { ...owner, name: `By id ${n}`, parent: parent.id });
+      expect([byId.status, byId.body.parent]).toEqual([201, parent.id]);
+    }
+    for (const model of [dcimModels.inventoryItem, dcimModels.inventoryItemTemplate]) {
+      const { schemas } = modelOpenApi(model, 'dcim', new Map(), []);
+      expect((schemas[schemaName(model)] as { properties: Obj }).properties.parent).toEqual({ type: 'integer', nullable: true });
+    }
   });
   test('when interfaces are put in a virtual device context, then its interface_count counts them', async () => {
     const w = await world();

@@ -53,11 +53,3 @@ export async function checkParent(row: Row, wctx: WriteContext, table: string, o
     throw new ValidationError({ parent: [`Parent inventory item does not belong to the same ${owner === 'device_id' ? 'device' : 'device type'}.`] });
   }
 }
-
-/** NetBox renders an inventory item's parent as its id (a PrimaryKeyRelatedField), not nested. */
-export function parentAsId(rows: Row[], out: Row[], brief: boolean): void {
-  if (brief) return;
-  out.forEach((rep, i) => {
-    if ('parent' in rep) rep.parent = rows[i].parent_id === null || rows[i].parent_id === undefined ? null : Number(rows[i].parent_id);
-  });
-}

@@ -1,7 +1,7 @@
 import { defineModel, f, type ModelDef } from '@inventory/rest';
 import { INVENTORY_ITEM_STATUS } from './choices';
 import { checkNotMoved, componentDevice, componentDisplay, componentSearch, deviceComponentFilters } from './device-component';
-import { checkComponent, checkParent, componentFields, parentAsId } from './inventory-item-common';
+import { checkComponent, checkParent, componentFields } from './inventory-item-common';
 
 /** NetBox 3.7's InventoryItem: a tree of parts within a device, optionally standing for one of its components. */
 export const inventoryItem: ModelDef = defineModel({
@@ -11,7 +11,8 @@ export const inventoryItem: ModelDef = defineModel({
   verboseName: 'inventory item',
   fields: {
     device: componentDevice(),
-    parent: f.fk('dcim.inventoryitem', 'CASCADE', { nullable: true, filterKey: null }),
+    // NetBox's PrimaryKeyRelatedField: the parent reads and is written as its id
+    parent: f.fk('dcim.inventoryitem', 'CASCADE', { nullable: true, filterKey: null, pk: true }),
     name: f.name(64, { natural: true }),
     label: f.string(64),
     status: f.choice(INVENTORY_ITEM_STATUS, { default: 'active', nullable: false }),
@@ -38,6 +39,5 @@ export const inventoryItem: ModelDef = defineModel({
       await checkParent(row, wctx, 'inventory_item', 'device_id');
       await checkComponent(row, wctx, 'device_id');
     },
-    decorate: (rows, out, c) => parentAsId(rows, out, c.brief),
   },
 });

@@ -1,6 +1,6 @@
 import { defineModel, f, type ModelDef } from '@inventory/rest';
 import { templateName } from './component-template';
-import { checkComponent, checkParent, componentFields, parentAsId } from './inventory-item-common';
+import { checkComponent, checkParent, componentFields } from './inventory-item-common';
 
 /** NetBox 3.7's InventoryItemTemplate: inventory items a device type's devices are made with. */
 export const inventoryItemTemplate: ModelDef = defineModel({
@@ -10,7 +10,8 @@ export const inventoryItemTemplate: ModelDef = defineModel({
   verboseName: 'inventory item template',
   fields: {
     device_type: f.fk('dcim.devicetype', 'CASCADE', { required: true, filterKey: null }),
-    parent: f.fk('dcim.inventoryitemtemplate', 'CASCADE', { nullable: true, filterKey: null }),
+    // NetBox's PrimaryKeyRelatedField: the parent reads and is written as its id
+    parent: f.fk('dcim.inventoryitemtemplate', 'CASCADE', { nullable: true, filterKey: null, pk: true }),
     name: f.name(64, { natural: true }),
     label: f.string(64),
     role: f.fk('dcim.inventoryitemrole', 'SET_NULL'),
@@ -32,6 +33,5 @@ export const inventoryItemTemplate: ModelDef = defineModel({
       await checkParent(row, wctx, 'inventory_item_template', 'device_type_id');
       await checkComponent(row, wctx, 'device_type_id');
     },
-    decorate: (rows, out, c) => parentAsId(rows, out, c.brief),
   },
 });
