@@ -189,8 +189,8 @@ const PROJECTION_BATCH = 100;
  * the deleted objects first (each in this service's own unit of work, by the
  * user whose delete caused them; a failure rolls the batch back and it is
  * applied again one event at a time, as the rules are idempotent), then one
- * upsert per model of each object's newest record (records win by version,
- * so their order in the batch does not matter).
+ * upsert per model (records win by version, so their order in the batch does
+ * not matter).
  */
 async function applyEvents(ctx: ServiceContext, projected: Map<string, unknown>, events: ChangeEvent[], tx: ConsumerTx): Promise<void> {
   const mine = events.filter((e) => projected.has(e.model));
@@ -202,14 +202,9 @@ async function applyEvents(ctx: ServiceContext, projected: Map<string, unknown>,
     group.ids.push(Number(e.object_id));
   }
   for (const { model, ids, by } of deletes.values()) await applyDeleteRules(ctx, model, ids, by);
-  const newest = new Map<string, Map<number, ProjectionRecord>>();
-  for (const e of mine) {
-    const record = recordOf(e);
-    const byId = newest.get(e.model) ?? newest.set(e.model, new Map()).get(e.model)!;
-    const held = byId.get(record.id);
-    if (!held || held.version < record.version || (held.version === record.version && record.deleted)) byId.set(record.id, record);
-  }
-  for (const [model, byId] of newest) await applyRecords(ctx, tx, model, [...byId.values()]);
+  const byModel = new Map<string, ProjectionRecord[]>();
+  for (const e of mine) (byModel.get(e.model) ?? byModel.set(e.model, []).get(e.model)!).push(recordOf(e));
+  for (const [model, records] of byModel) await applyRecords(ctx, tx, model, records);
   // a deleted tag leaves the objects it tagged (no change of theirs is recorded, as in NetBox)
   const tags = mine.filter((e) => e.event === 'deleted' && e.model === 'extras.tag').map((e) => Number(e.object_id));
   if (tags.length) await tx.query(sql`DELETE FROM ${raw(ctx.db.table(TAGGED_ITEM_TABLE))} WHERE tag_id = ANY(${tags}::bigint[])`);

@@ -167,13 +167,23 @@ export function recordOf(event: ChangeEvent): ProjectionRecord {
   };
 }
 
+/** Whether `a` wins over `b` (the same object): a newer version, or a delete of the same version. */
+const wins = (a: ProjectionRecord, b: ProjectionRecord): boolean => a.version > b.version || (a.version === b.version && a.deleted && !b.deleted);
+
 /**
  * Applies records, newest version wins; a delete (tombstone) wins over a
  * live record of the same version (a delete does not bump the version). In
- * any order, the same records leave the same state.
+ * any order, the same records leave the same state, several of one object
+ * included (its winner is upserted: one statement cannot touch a row twice).
  */
-export async function applyRecords(ctx: ServiceContext, q: Queryable | ConsumerTx, label: string, records: ProjectionRecord[]): Promise<void> {
-  if (!records.length) return;
+export async function applyRecords(ctx: ServiceContext, q: Queryable | ConsumerTx, label: string, all: ProjectionRecord[]): Promise<void> {
+  if (!all.length) return;
+  const byId = new Map<number, ProjectionRecord>();
+  for (const r of all) {
+    const held = byId.get(r.id);
+    if (!held || wins(r, held)) byId.set(r.id, r);
+  }
+  const records = [...byId.values()];
   const t = projection(ctx, label);
   await q.query(sql`
     INSERT INTO ${t} AS p (id, version, deleted, nested, data, sort, path)
