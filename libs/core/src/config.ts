@@ -54,6 +54,7 @@ export const baseConfigSchema = {
   MAX_BODY_SIZE: Joi.number().integer().min(1024).default(10 * 1024 * 1024),
   AMQP_URL: Joi.string().uri({ scheme: ['amqp', 'amqps'] }).empty('').optional(),
   CHANGELOG_RETENTION: Joi.number().integer().min(0).default(90),
+  CONSISTENCY_WAIT_MS: Joi.number().integer().min(0).default(2000),
   METRICS_TOKEN: Joi.string().min(16).empty('').optional(),
   SHUTDOWN_DELAY: Joi.number().min(0).default(0),
   SHUTDOWN_TIMEOUT: Joi.number().min(0).default(20),
@@ -87,6 +88,12 @@ export interface BaseConfig {
    * by-request filters read.
    */
   CHANGELOG_RETENTION: number;
+  /**
+   * Longest a write's answer waits for the other services that show its
+   * objects to apply its events (ms); past it the answer names them in
+   * `X-Consistency-Pending`. 0 answers at once (no cross-service guarantee).
+   */
+  CONSISTENCY_WAIT_MS: number;
   /** When set, /metrics wants `Authorization: Bearer <METRICS_TOKEN>`; unset, it is open (as NetBox's). */
   METRICS_TOKEN?: string;
   /** Seconds between readiness turning 503 at SIGTERM and the listener closing (for a load balancer to take the instance out). */

@@ -22,8 +22,12 @@ export interface ConsumerTx {
  */
 export type EventHandler = (event: ChangeEvent, tx: ConsumerTx) => Promise<void | AfterCommit>;
 
-/** Work to run after the consumer's commit and before the ack. */
-export type AfterCommit = () => Promise<void>;
+/**
+ * Work to run after the consumer's commit and before the ack. It may hand
+ * back a promise of what must still settle before the batch counts as
+ * applied (`confirm` waits for it, the consumer does not).
+ */
+export type AfterCommit = () => Promise<void | { settled: Promise<void> }>;
 
 /**
  * Applies several events, in delivery order, in one transaction (a consumer
@@ -79,6 +83,12 @@ export interface ConsumerOptions {
   metrics?: Metrics;
   /** The service an event comes from, for the lag's `source` label (default: the app of its model, `dcim` of `dcim.site`). */
   sourceOf?: (event: ChangeEvent) => string;
+  /**
+   * Called once a batch's effects are committed (and what its after-commit
+   * work hands back has settled), with every event of it, duplicates
+   * included: the consumer's confirmation that reads now show them.
+   */
+  confirm?: (events: ChangeEvent[]) => void;
 }
 
 type Outcome = 'applied' | 'duplicate' | 'failed' | 'rejected';
@@ -125,6 +135,9 @@ export class EventConsumer {
   private readonly apply: BatchHandler;
   private readonly counted?: { events: Counter<'queue' | 'outcome'>; lag: Histogram<'queue' | 'source'> };
   private setConsuming: (on: boolean) => void = () => undefined;
+  private markReady: () => void = () => undefined;
+  /** Resolves once the queue is declared, bound and consumed the first time (or the consumer stopped). */
+  readonly ready = new Promise<void>((r) => (this.markReady = r));
 
   constructor(private readonly o: ConsumerOptions) {
     const m = o.metrics;
@@ -156,6 +169,7 @@ export class EventConsumer {
     this.wakeSleep?.();
     await this.loop;
     this.loop = null;
+    this.markReady();
   }
 
   private async run(): Promise<void> {
@@ -213,6 +227,7 @@ export class EventConsumer {
       );
       if (this.stopping) this.broken?.(new Error('stopping'));
       this.setConsuming(true);
+      this.markReady();
       this.o.log.info({ queue: this.o.queue }, 'event consumer started');
       const err = await failure;
       if (!this.stopping) throw err;
@@ -298,8 +313,14 @@ export class EventConsumer {
     const todo = events.filter((e) => fresh.delete(e.id.toLowerCase()));
     const afterCommit = todo.length ? await this.apply(todo, tx) : undefined;
     await db.query('COMMIT');
-    if (afterCommit) {
-      await afterCommit().catch((err: Error) => this.o.log.warn({ err: err.message, queue: this.o.queue, event: events[0].id }, 'event consumer: after-commit work failed'));
+    const later = afterCommit
+      ? await afterCommit().catch((err: Error) => this.o.log.warn({ err: err.message, queue: this.o.queue, event: events[0].id }, 'event consumer: after-commit work failed'))
+      : undefined;
+    const confirm = this.o.confirm;
+    if (confirm) {
+      // not awaited: what still settles (a referrer's own writes reaching their readers) never holds up the queue
+      if (later) void later.settled.catch(() => undefined).then(() => confirm(events));
+      else confirm(events);
     }
     this.applied += todo.length;
     this.skipped += events.length - todo.length;
@@ -359,6 +380,11 @@ async function applyEach(handler: EventHandler, events: ChangeEvent[], tx: Consu
   }
   if (!after.length) return undefined;
   return async () => {
-    for (const work of after) await work();
+    const settling: Promise<void>[] = [];
+    for (const work of after) {
+      const later = await work();
+      if (later) settling.push(later.settled);
+    }
+    return settling.length ? { settled: Promise.all(settling).then(() => undefined) } : undefined;
   };
 }

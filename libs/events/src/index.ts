@@ -6,3 +6,4 @@ export * from './health';
 export * from './consumer';
 export * from './broadcast';
 export * from './connection';
+export * from './consistency';

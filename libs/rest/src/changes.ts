@@ -1,4 +1,5 @@
 import { appendOutboxJson, newEventId, notifyOutbox, type ChangeEvent, type EventKind } from '@inventory/events';
+import type { WrittenEvent } from './consistency';
 import type { Queryable } from './db';
 import { columnOf } from './fields';
 import { isoDateTime } from './format';
@@ -82,6 +83,8 @@ export interface Recorded {
   /** The written objects (created and updated) as they now are: rows and representations by id. */
   rows: Map<number, Row>;
   reps: Map<number, Row>;
+  /** Every event the write produced (its cascades' and moved descendants' too), for the consistency wait. */
+  events: WrittenEvent[];
 }
 
 /**
@@ -95,7 +98,7 @@ export async function recordChanges(ctx: ServiceContext, model: ModelDef, wctx: 
   const own = await recordGroup(ctx, model, wctx, touched, events, seen);
   for (const other of wctx.also ?? []) await recordGroup(ctx, other.model, wctx, other.touched, events, seen);
   await events.done();
-  return own;
+  return { ...own, events: events.written };
 }
 
 /** Events per outbox INSERT: a bulk write's events go in several, each serialized while PostgreSQL stores the one before. */
@@ -112,6 +115,8 @@ class OutboxWriter {
   private buffer: ChangeEvent[] = [];
   private chain: Promise<void> = Promise.resolve();
   private any = false;
+  /** What was pushed, in order. */
+  readonly written: WrittenEvent[] = [];
 
   constructor(
     private readonly tx: Queryable,
@@ -121,6 +126,7 @@ class OutboxWriter {
   /** Adds an event; after a chunk was sent, yields to the event loop so that a stored chunk lets the next one go. */
   async push(event: ChangeEvent): Promise<void> {
     this.buffer.push(event);
+    this.written.push({ id: event.id, model: event.model });
     this.any = true;
     if (this.buffer.length < OUTBOX_CHUNK) return;
     this.flush();
@@ -148,7 +154,14 @@ class OutboxWriter {
   }
 }
 
-async function recordGroup(ctx: ServiceContext, model: ModelDef, wctx: WriteContext, touched: Touched, events: OutboxWriter, seen: Set<string>): Promise<Recorded> {
+async function recordGroup(
+  ctx: ServiceContext,
+  model: ModelDef,
+  wctx: WriteContext,
+  touched: Touched,
+  events: OutboxWriter,
+  seen: Set<string>,
+): Promise<Omit<Recorded, 'events'>> {
   const { tx } = wctx;
   const before = new Map<number, Row>();
   for (const r of [...(touched.updated ?? []), ...(touched.deleted ?? [])]) before.set(Number(r.id), r);

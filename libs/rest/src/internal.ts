@@ -74,7 +74,8 @@ export function mountInternal(app: Express, ctx: ServiceContext): void {
     res.json({ results, records: await recordsFor(ctx, m, rows) });
   });
   app.get('/internal/references', (_req, res) => {
-    res.json({ references: declaredReferences(ctx) });
+    // `reads`: the models whose events this service applies to what it serves (their writers wait for its confirmation)
+    res.json({ references: declaredReferences(ctx), reads: ctx.consistency?.reads() ?? [] });
   });
   app.post('/internal/dependents', async (req, res) => {
     const b = body(req);

@@ -1,6 +1,7 @@
 import { HttpError, runWithContext, type BaseConfig } from '@inventory/core';
 import type { Identity } from '@inventory/auth';
-import { EventConsumer, type ChangeEvent, type ConsumerTx } from '@inventory/events';
+import { EventConsumer, type AfterCommit, type ChangeEvent, type ConsumerTx } from '@inventory/events';
+import type { WrittenEvent } from './consistency';
 import { sql, raw, ident } from '@inventory/filtering';
 import { snapshotOf } from './changes';
 import type { ModelDef } from './model';
@@ -9,7 +10,7 @@ import { referenceOf } from './reference';
 import type { ServiceContext } from './registry';
 import { TAGGED_ITEM_TABLE } from './schema';
 import { represent } from './serialize';
-import type { Row } from './types';
+import type { Row, Touched, WriteContext } from './types';
 import { runChange } from './unit-of-work';
 import { applyReferrerRule, removeGenericReferrers, unlinkReferrers } from './write';
 
@@ -82,20 +83,23 @@ export async function backfill(ctx: ServiceContext, label: string): Promise<bool
  * the user whose delete caused them). PROTECT references were refused by the
  * owner; one left by a race is logged, not touched.
  */
-export async function applyDeleteRules(ctx: ServiceContext, label: string, ids: number[], by: { username: string; requestId: string }): Promise<void> {
-  if (!ids.length) return;
+export async function applyDeleteRules(ctx: ServiceContext, label: string, ids: number[], by: { username: string; requestId: string }): Promise<WrittenEvent[]> {
+  const written: WrittenEvent[] = [];
+  if (!ids.length) return written;
   const identity: Identity = { user: { id: 0, username: by.username, is_superuser: true, is_staff: true, is_active: true }, token: null, permissions: [], service: ctx.name };
+  const change = async (model: ModelDef, work: (wctx: WriteContext) => Promise<Touched>) => {
+    const { recorded } = await runWithContext({ requestId: by.requestId, queries: 0 }, () => runChange(ctx, model, identity, async (wctx) => ({ touched: await work(wctx) })));
+    written.push(...recorded.events);
+  };
   for (const model of ctx.models.values()) {
     for (const [name, field] of Object.entries(model.fields)) {
       if (field.type === 'generic') {
-        await deleteGenericReferrers(ctx, model, field.typeField, field.idField, label, ids, identity, by.requestId);
+        await deleteGenericReferrers(ctx, model, field.typeField, field.idField, label, ids, change);
         continue;
       }
       // links to the deleted objects go; the objects that held them are updated, each with its event
       if (field.type === 'm2m' && field.to === label && !model.readOnly) {
-        await runWithContext({ requestId: by.requestId, queries: 0 }, () =>
-          runChange(ctx, model, identity, async (wctx) => ({ touched: await unlinkReferrers(ctx, model, name, ids, wctx) })),
-        );
+        await change(model, (wctx) => unlinkReferrers(ctx, model, name, ids, wctx));
         continue;
       }
       if (field.type !== 'fk' || field.virtual || field.to !== label) continue;
@@ -107,11 +111,10 @@ export async function applyDeleteRules(ctx: ServiceContext, label: string, ids: 
         continue;
       }
       const rule = field.onDelete;
-      await runWithContext({ requestId: by.requestId, queries: 0 }, () =>
-        runChange(ctx, model, identity, async (wctx) => ({ touched: await applyReferrerRule(ctx, model, name, rule, ids, wctx) })),
-      );
+      await change(model, (wctx) => applyReferrerRule(ctx, model, name, rule, ids, wctx));
     }
   }
+  return written;
 }
 
 /** Objects attached to deleted objects by a generic relation (contact assignments) go with them, as in NetBox. */
@@ -122,16 +125,13 @@ async function deleteGenericReferrers(
   idField: string,
   label: string,
   ids: number[],
-  identity: Identity,
-  requestId: string,
+  change: (model: ModelDef, work: (wctx: WriteContext) => Promise<Touched>) => Promise<void>,
 ): Promise<void> {
   const [any] = await ctx.db.query(
     sql`SELECT 1 FROM ${raw(ctx.db.table(model.table))} WHERE ${ident(typeField)} = ${label} AND ${ident(idField)} = ANY(${ids}::bigint[]) LIMIT 1`,
   );
   if (!any) return;
-  await runWithContext({ requestId, queries: 0 }, () =>
-    runChange(ctx, model, identity, async (wctx) => ({ touched: { deleted: await removeGenericReferrers(ctx, model, typeField, idField, label, ids, wctx) } })),
-  );
+  await change(model, async (wctx) => ({ deleted: await removeGenericReferrers(ctx, model, typeField, idField, label, ids, wctx) }));
 }
 
 /** Referenced ids of `label` whose projection says they are gone (tombstoned), for the repair at start. */
@@ -181,19 +181,42 @@ export interface ProjectionFeed {
   consumer: EventConsumer | null;
 }
 
+/** extras' models whose definitions a service caches (RemoteExtras). */
+const DEFINITIONS = new Set(['extras.tag', 'extras.customfield', 'extras.customfieldchoiceset']);
+
 /** Most events applied to the projections in one transaction. */
 const PROJECTION_BATCH = 100;
 
 /**
- * Applies a batch of owners' events to the projections: the delete rules of
- * the deleted objects first (each in this service's own unit of work, by the
- * user whose delete caused them; a failure rolls the batch back and it is
- * applied again one event at a time, as the rules are idempotent), then one
- * upsert per model (records win by version, so their order in the batch does
- * not matter).
+ * Applies a batch of owners' events to the projections: one upsert per
+ * model (records win by version, so their order in the batch does not
+ * matter). A tombstone locks the deleted object's row until the commit, so a
+ * write here that names the object (`resolveRefs` locks what it resolves)
+ * either committed before, and the delete rules below find it, or waits and
+ * then finds the object gone. The rules of the deleted objects run after the
+ * commit, each in this service's own unit of work, by the user whose delete
+ * caused them (inside the batch's transaction, a write waiting on its locks
+ * could wait on them in turn); one that fails is left to the repair, which
+ * finds references to tombstones. The batch counts as applied (confirmed to
+ * its owners) once the rules' own events have reached the services that read
+ * them.
  */
-async function applyEvents(ctx: ServiceContext, projected: Map<string, unknown>, events: ChangeEvent[], tx: ConsumerTx): Promise<void> {
+async function applyEvents(
+  ctx: ServiceContext,
+  projected: Map<string, unknown>,
+  events: ChangeEvent[],
+  tx: ConsumerTx,
+  repair: () => void,
+): Promise<AfterCommit | undefined> {
   const mine = events.filter((e) => projected.has(e.model));
+  const byModel = new Map<string, ProjectionRecord[]>();
+  for (const e of mine) (byModel.get(e.model) ?? byModel.set(e.model, []).get(e.model)!).push(recordOf(e));
+  for (const [model, records] of byModel) await applyRecords(ctx, tx, model, records);
+  // cached definitions go before the owner hears that this service shows the change (extras answers from its committed state)
+  if (mine.some((e) => DEFINITIONS.has(e.model))) ctx.extras.invalidate();
+  // a deleted tag leaves the objects it tagged (no change of theirs is recorded, as in NetBox)
+  const tags = mine.filter((e) => e.event === 'deleted' && e.model === 'extras.tag').map((e) => Number(e.object_id));
+  if (tags.length) await tx.query(sql`DELETE FROM ${raw(ctx.db.table(TAGGED_ITEM_TABLE))} WHERE tag_id = ANY(${tags}::bigint[])`);
   const deletes = new Map<string, { model: string; ids: number[]; by: { username: string; requestId: string } }>();
   for (const e of mine.filter((e) => e.event === 'deleted')) {
     const by = { username: e.username ?? '', requestId: e.request_id ?? '' };
@@ -201,13 +224,18 @@ async function applyEvents(ctx: ServiceContext, projected: Map<string, unknown>,
     const group = deletes.get(key) ?? deletes.set(key, { model: e.model, ids: [], by }).get(key)!;
     group.ids.push(Number(e.object_id));
   }
-  for (const { model, ids, by } of deletes.values()) await applyDeleteRules(ctx, model, ids, by);
-  const byModel = new Map<string, ProjectionRecord[]>();
-  for (const e of mine) (byModel.get(e.model) ?? byModel.set(e.model, []).get(e.model)!).push(recordOf(e));
-  for (const [model, records] of byModel) await applyRecords(ctx, tx, model, records);
-  // a deleted tag leaves the objects it tagged (no change of theirs is recorded, as in NetBox)
-  const tags = mine.filter((e) => e.event === 'deleted' && e.model === 'extras.tag').map((e) => Number(e.object_id));
-  if (tags.length) await tx.query(sql`DELETE FROM ${raw(ctx.db.table(TAGGED_ITEM_TABLE))} WHERE tag_id = ANY(${tags}::bigint[])`);
+  if (!deletes.size) return undefined;
+  return async () => {
+    const derived: WrittenEvent[] = [];
+    try {
+      for (const { model, ids, by } of deletes.values()) derived.push(...(await applyDeleteRules(ctx, model, ids, by)));
+    } catch (err) {
+      ctx.log.warn({ err: (err as Error).message }, 'delete rules failed; the repair applies them');
+      repair();
+    }
+    const gate = ctx.consistency;
+    return derived.length && gate ? { settled: gate.settle(derived).then(() => undefined) } : undefined;
+  };
 }
 
 /** The feed of a service's projections: none when it projects nothing or has no broker. */
@@ -232,10 +260,21 @@ export function projectionFeed(ctx: ServiceContext, config: BaseConfig): Project
     // a burst (a bulk write's thousand events) costs a transaction per hundred, not per event
     batchSize: PROJECTION_BATCH,
     prefetch: PROJECTION_BATCH * 2,
-    batchHandler: (events, tx) => applyEvents(ctx, projected, events, tx),
+    batchHandler: (events, tx) => applyEvents(ctx, projected, events, tx, () => scheduleSync(1_000)),
+    // the owners' writes are answered once this service shows them
+    confirm: (events) => ctx.consistency?.confirm(projectionQueue(ctx.name), events.map((e) => ({ id: e.id, owner: eventSource(ctx, e) }))),
   });
   let stopping = false;
   let timer: NodeJS.Timeout | null = null;
+  let syncing: Promise<void> | null = null;
+  /** Runs the sync in `ms` (once: a sync already planned or running covers it). */
+  function scheduleSync(ms: number): void {
+    if (stopping || timer) return;
+    timer = setTimeout(() => {
+      timer = null;
+      syncing ??= sync().finally(() => (syncing = null));
+    }, ms);
+  }
   const sync = async (): Promise<void> => {
     let pending = 0;
     for (const label of projected.keys()) {
@@ -253,18 +292,19 @@ export function projectionFeed(ctx: ServiceContext, config: BaseConfig): Project
       }
     }
     if (!pending) settle();
-    else if (!stopping) timer = setTimeout(() => void sync(), 5_000);
+    else scheduleSync(5_000);
   };
   return {
     consumer,
     settled,
     start() {
       consumer.start();
-      void sync();
+      scheduleSync(0);
     },
     async stop() {
       stopping = true;
       if (timer) clearTimeout(timer);
+      await syncing;
       await consumer.stop();
     },
   };

@@ -90,6 +90,11 @@ function deriveProjected(service: string, models: Map<string, ModelDef>): Map<st
     }
     // tags are another service's objects too (extras'): rendered and filtered by from a projection
     if (m.tags) want('extras.tag');
+    // custom field definitions are cached from extras: their events (applied here, confirmed to extras) drop the cache
+    if (m.customFields) {
+      want('extras.customfield');
+      want('extras.customfieldchoiceset');
+    }
     // config contexts render from extras' contexts, matched through what the criteria read
     if (m.configContext) {
       want('extras.configcontext');

@@ -2,6 +2,7 @@ import type { Logger, Metrics } from '@inventory/core';
 import type { PermissionSettings } from '@inventory/auth';
 import type { ServiceClient } from '@inventory/refs';
 import type { Db } from './db';
+import type { ConsistencyGate } from './consistency';
 import type { ExtrasApi } from './features';
 import type { ModelDef } from './model';
 
@@ -27,6 +28,8 @@ export interface ServiceContext {
   log: Logger;
   /** The instance's metrics (served at /metrics): background work registers its figures here. */
   metrics: Metrics;
+  /** Read-your-writes across services: writes wait for the services that read their events (absent: they do not). */
+  consistency?: ConsistencyGate;
 }
 
 /** The area a model's URLs live under (auth.user is served at /api/users/users/). */

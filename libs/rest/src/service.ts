@@ -2,7 +2,8 @@ import type { Express, Request, Response, NextFunction } from 'express';
 import { Metrics, createApp, createLogger, listen, shutdownOptions, type BaseConfig, type Logger, type RunningServer, NotFound, PermissionDenied } from '@inventory/core';
 import { IDENTITY_HEADER, verifyIdentity, parseExemptList } from '@inventory/auth';
 import { ServiceClient } from '@inventory/refs';
-import { OutboxRelay, brokerReachable, subscribeChanges, waitForBroker, type ChangeSubscription } from '@inventory/events';
+import { Consistency, OutboxRelay, brokerReachable, subscribeChanges, waitForBroker, type ChangeSubscription } from '@inventory/events';
+import { ConsistencyGate, type Reads } from './consistency';
 import { Db, waitForDatabase } from './db';
 import { RemoteExtras } from './extras-client';
 import type { ExtrasApi } from './features';
@@ -12,8 +13,8 @@ import { mountModel } from './router';
 import { migrate, type Migration } from './schema';
 import { baseUrl } from './urls';
 import { mountInternal } from './internal';
-import { projectionFeed, type ProjectionFeed } from './projection-feed';
-import { ensureProjections, tagProjection } from './projections';
+import { projectionFeed, projectionQueue, type ProjectionFeed } from './projection-feed';
+import { ensureProjections, projectedModels, tagProjection } from './projections';
 import { ensureConfigContextFunctions } from './config-context';
 import { registerServiceGauges } from './service-metrics';
 
@@ -41,6 +42,12 @@ export interface RestServiceOptions {
   streamedBody?: (req: Request) => boolean;
   /** The service's own background work (started after the relay and projections, stopped before them). */
   workers?: (ctx: ServiceContext) => Worker[];
+  /**
+   * Other services' events the workers apply to state this service serves,
+   * besides its projections, by the worker's queue (extras' change log:
+   * `#`, every event): their writers wait for its confirmation too.
+   */
+  reads?: Reads;
   log?: Logger;
 }
 
@@ -112,6 +119,20 @@ export function createRestService(opts: RestServiceOptions): RestService {
   };
   // tags render and filter from this service's projection of them; extras is asked only for what it does not hold yet
   const ctx: ServiceContext = { ...base, extras: opts.extras ? opts.extras(base) : new RemoteExtras(refs, () => tagProjection(ctx)) };
+  // writes wait for the services that show their objects; this service confirms what it applied of others'
+  const hub = config.AMQP_URL ? new Consistency({ amqpUrl: config.AMQP_URL, service: opts.name, log }) : null;
+  ctx.consistency = new ConsistencyGate({
+    service: opts.name,
+    refs,
+    ownReads: () => {
+      const projected = [...projectedModels(ctx).keys()];
+      return { ...(projected.length && config.AMQP_URL ? { [projectionQueue(opts.name)]: projected } : {}), ...opts.reads };
+    },
+    hub,
+    waitMs: config.CONSISTENCY_WAIT_MS ?? 2000,
+    log,
+    metrics,
+  });
 
   const app = createApp({
     name: opts.name,
@@ -182,8 +203,11 @@ export function createRestService(opts: RestServiceOptions): RestService {
       // itself fails fast on an unreachable database and is retried by its runner (a Job's backoff, compose's order)
       await service.migrate();
       server = await listen(app, port, config.HOST, shutdownOptions(config));
+      hub?.start();
       relay?.start();
       projections.start();
+      // confirmations flow and this service's queue is bound before it counts as started (bounded: a broker outage does not hold it)
+      await Promise.race([Promise.all([hub?.ready, projections.consumer?.ready]), new Promise((r) => setTimeout(r, 5000).unref())]);
       if (config.AMQP_URL) {
         // every replica drops its tag and custom-field caches on their change events (and after a reconnect: some may have been missed)
         changes = subscribeChanges({
@@ -207,6 +231,7 @@ export function createRestService(opts: RestServiceOptions): RestService {
       await projections.stop();
       await changes?.stop();
       changes = null;
+      await hub?.stop();
       await relay?.stop();
       await db.close();
       log.info(`${opts.name} stopped`);

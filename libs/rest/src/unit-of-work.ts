@@ -7,6 +7,7 @@ import type { ModelDef } from './model';
 import type { ServiceContext } from './registry';
 import { recordChanges, type Recorded } from './changes';
 import type { Touched, WriteContext } from './types';
+import { PENDING_HEADER } from './consistency';
 import { baseUrl } from './urls';
 import { lockTree } from './write';
 
@@ -70,16 +71,21 @@ export async function runWrite(
   }
   const { applied, recorded } = outcome;
   if (model.hooks.afterCommit && recorded.changes.length) await model.hooks.afterCommit(ctx, recorded.changes);
+  // answered once every service that shows these objects (projections, the change log) has them, or the bound passed
+  const pending = (await ctx.consistency?.settle(recorded.events)) ?? [];
   const answer = await respond(applied, recorded);
   if (key) await recordAnswer(ctx, identity, key, answer);
+  if (pending.length) res.setHeader(PENDING_HEADER, pending.join(', '));
   send(res, applied.status, answer);
 }
 
 /**
  * A write that no REST request starts (token provisioning, the first
- * superuser, custom-field data rewrites): the same pipeline as `runWrite`,
- * without an idempotency key or an answer. Resolves after the commit and the
- * model's afterCommit hook, with what `work` returned and the changes recorded.
+ * superuser, custom-field data rewrites, delete rules applied from another
+ * service's event): the same pipeline as `runWrite`, without an idempotency
+ * key or an answer. Resolves after the commit and the model's afterCommit
+ * hook, with what `work` returned and the changes recorded; a caller that
+ * answers somebody waits for `recorded.events` itself (`ctx.consistency`).
  */
 export async function runChange<T extends { touched: Touched }>(
   ctx: ServiceContext,

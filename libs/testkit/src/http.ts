@@ -1,3 +1,4 @@
+import * as http from 'node:http';
 import { IDENTITY_HEADER, serviceIdentity, signIdentity, type Identity } from '@inventory/auth';
 
 export const TEST_SECRET = 'test-internal-secret-0123456789abcdef';
@@ -37,6 +38,8 @@ export interface ClientDefaults {
   secret?: string;
   /** The service the minted identity is for (its `aud`); required unless no identity is ever minted. */
   audience?: string;
+  /** Every request on a connection of its own (another client, as far as the server can tell), not fetch's pool. */
+  newConnection?: boolean;
 }
 
 /** A small HTTP client for tests: JSON in, JSON out, with a minted identity unless told otherwise. */
@@ -48,6 +51,11 @@ export class Client {
 
   withIdentity(identity: Identity | null): Client {
     return new Client(this.base, { ...this.defaults, identity });
+  }
+
+  /** The same client opening a new TCP connection for every request (a second client, not a kept-alive socket). */
+  onNewConnections(): Client {
+    return new Client(this.base, { ...this.defaults, newConnection: true });
   }
 
   /**
@@ -72,6 +80,7 @@ export class Client {
       body = JSON.stringify(opts.body);
       headers['content-type'] ??= 'application/json';
     }
+    if (this.defaults.newConnection && !(body instanceof FormData)) return oneConnection<T>(method, this.base + path, headers, body);
     const res = await fetch(this.base + path, { method, headers, body, redirect: 'manual' });
     const text = await res.text();
     let parsed: unknown = undefined;
@@ -97,4 +106,24 @@ export class Client {
   options<T = any>(path: string, opts?: RequestOptions) {
     return this.request<T>('OPTIONS', path, opts);
   }
+}
+
+/** One request on a TCP connection of its own, closed after the answer. */
+function oneConnection<T>(method: string, url: string, headers: Record<string, string>, body: string | undefined): Promise<Reply<T>> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method, headers: { ...headers, connection: 'close' }, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('error', reject);
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        const replyHeaders = new Headers();
+        for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) replyHeaders.set(k, Array.isArray(v) ? v.join(', ') : v);
+        const parsed = text && (res.headers['content-type'] ?? '').includes('json') ? JSON.parse(text) : undefined;
+        resolve({ status: res.statusCode ?? 0, headers: replyHeaders, body: parsed as T, text });
+      });
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
 }

@@ -129,6 +129,8 @@ export function changelog(
         handler,
         metrics: ctx.metrics,
         sourceOf: (event) => eventSource(ctx, event),
+        // a write is answered once its change is in the log (CONSISTENCY_WAIT_MS bounds the wait)
+        confirm: (events) => ctx.consistency?.confirm(queue, events.map((e) => ({ id: e.id, owner: eventSource(ctx, e) }))),
         // a burst of writes is recorded a batch per transaction (every effect of the handler is in it)
         batchSize: 100,
         log: ctx.log,

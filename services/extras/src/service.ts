@@ -1,3 +1,4 @@
+import { CHANGELOG_QUEUE } from '@inventory/events';
 import { sql, raw } from '@inventory/filtering';
 import type { BaseConfig } from '@inventory/core';
 import { createRestService, TAGGED_ITEM_TABLE, type Queryable, type RestService, type ServiceContext } from '@inventory/rest';
@@ -68,6 +69,8 @@ export function createService(config: BaseConfig & Partial<MediaSettings>, opts:
       mountConfigTemplateRender(app, ctx);
       mountImageRoutes(app, ctx, { model: imageAttachment, store, maxImageSize: media.MAX_IMAGE_SIZE });
     },
+    // the change log reads every service's events: their writes wait until it shows them
+    reads: config.AMQP_URL ? { [opts.changelogQueue ?? CHANGELOG_QUEUE.name]: CHANGELOG_QUEUE.bindings } : {},
     // the change log (bookmarks follow their objects in it) and the sweep of image files no row names
     workers: (ctx) => [changelog(ctx, config, config.CHANGELOG_RETENTION, opts.changelogQueue, [bookmarkFollower(ctx)]), imageSweeper(ctx, imageAttachment, store)],
   });
