@@ -17,7 +17,7 @@ import { CONFIG_CONTEXT_KEY, excludesConfigContext } from './config-context';
 import { READ_OPTION_PARAMS, listWithOptions, parseFieldSelection, parseReadOptions, readOne } from './read-options';
 import { capture } from './changes';
 import type { Row, WriteContext } from './types';
-import { checkRemoteProtected, warmReferences } from './referrers';
+import { checkRemoteProtected, warmReferences, type Reserved } from './referrers';
 import { runWrite, type Respond, type WriteResult } from './unit-of-work';
 import { baseUrl } from './urls';
 import { notADict, prepare, insertMany, update, remove, type Prepared } from './write';
@@ -187,26 +187,32 @@ export function modelHandlers(ctx: ServiceContext, model: ModelDef): ModelHandle
       const scope = requirePermission(ctx, model, identity, 'delete');
       parseId(req.params.id);
       if (req.body !== undefined) throw new ValidationError({ non_field_errors: ['A DELETE of one object takes no body.'] });
-      await checkRemoteProtected(ctx, model, () => inScope(ctx, model, [parseId(req.params.id)], scope));
-      await runWrite(ctx, model, req, res, identity, async (wctx) => {
-        const existing = await lockOne(req, wctx, scope);
-        await capture(ctx, model, wctx, [existing]);
-        await remove(ctx, model, [Number(existing.id)], wctx);
-        return { status: 204, ids: [], bulk: false, touched: { deleted: [existing] } };
-      }, respond(req));
+      const reserved = await checkRemoteProtected(ctx, model, () => inScope(ctx, model, [parseId(req.params.id)], scope));
+      await decided(reserved, (gone) =>
+        runWrite(ctx, model, req, res, identity, async (wctx) => {
+          const existing = await lockOne(req, wctx, scope);
+          await capture(ctx, model, wctx, [existing]);
+          await remove(ctx, model, [Number(existing.id)], wctx);
+          gone([existing]);
+          return { status: 204, ids: [], bulk: false, touched: { deleted: [existing] } };
+        }, respond(req)),
+      );
     },
 
     async bulkDestroy(req, res) {
       const identity = identityOf(res);
       const scope = requirePermission(ctx, model, identity, 'delete');
       const items = bulkItems(req.body);
-      await checkRemoteProtected(ctx, model, () => inScope(ctx, model, items.map((i) => Number(i.id)), scope));
-      await runWrite(ctx, model, req, res, identity, async (wctx) => {
-        const rows = await wctx.tx.query(sql`SELECT * FROM ${table} t WHERE t.id = ANY(${items.map((i) => Number(i.id))}::bigint[]) AND ${scope} ORDER BY t.id FOR UPDATE`);
-        await capture(ctx, model, wctx, rows);
-        await remove(ctx, model, rows.map((r) => Number(r.id)), wctx);
-        return { status: 204, ids: [], bulk: true, touched: { deleted: rows } };
-      }, respond(req));
+      const reserved = await checkRemoteProtected(ctx, model, () => inScope(ctx, model, items.map((i) => Number(i.id)), scope));
+      await decided(reserved, (gone) =>
+        runWrite(ctx, model, req, res, identity, async (wctx) => {
+          const rows = await wctx.tx.query(sql`SELECT * FROM ${table} t WHERE t.id = ANY(${items.map((i) => Number(i.id))}::bigint[]) AND ${scope} ORDER BY t.id FOR UPDATE`);
+          await capture(ctx, model, wctx, rows);
+          await remove(ctx, model, rows.map((r) => Number(r.id)), wctx);
+          gone(rows);
+          return { status: 204, ids: [], bulk: true, touched: { deleted: rows } };
+        }, respond(req)),
+      );
     },
 
     options(_req, res, detail) {
@@ -251,6 +257,21 @@ export async function createObjects(ctx: ServiceContext, model: ModelDef, items:
   if (model.hooks.afterSave) for (const [i, id] of created.entries()) await model.hooks.afterSave(id, items[i] as Row, null, wctx);
   await checkScope(ctx, model, created, scope, wctx.tx);
   return { status: 201, ids: created, bulk, touched: { created } };
+}
+
+/**
+ * Runs a delete and tells the services that reserved its objects how it
+ * ended: committed (the rows it deleted, tombstoned there at once) or not.
+ */
+async function decided(reserved: Reserved, del: (gone: (rows: Row[]) => void) => Promise<void>): Promise<void> {
+  let deleted: Row[] = [];
+  try {
+    await del((rows) => (deleted = rows));
+  } catch (err) {
+    await reserved.release();
+    throw err;
+  }
+  await reserved.release(deleted.map((r) => ({ id: Number(r.id), version: Number(r._version ?? 1) })));
 }
 
 /** Rolls back and answers 403 when a write leaves the caller's permitted scope. */

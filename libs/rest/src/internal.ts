@@ -10,6 +10,7 @@ import { COMMON_SCHEMAS, modelOpenApi } from './openapi';
 import { recordsFor, snapshotPage } from './projection-feed';
 import { declaredReferences } from './referrers';
 import { protectingObjects } from './write';
+import { release, reserveAndCheck } from './reservations';
 import { resolveLocal } from './relations';
 import { identityOf } from './request';
 import { areaOf, type ServiceContext } from './registry';
@@ -34,6 +35,8 @@ export function lookupKeys(model: ModelDef): Set<string> {
 }
 
 type Body = Record<string, unknown>;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function body(req: { body?: unknown }): Body {
   const b = req.body;
@@ -79,7 +82,22 @@ export function mountInternal(app: Express, ctx: ServiceContext): void {
   });
   app.post('/internal/dependents', async (req, res) => {
     const b = body(req);
-    res.json({ objects: await protectingObjects(ctx, String(b.model), ids(b, 'ids')) });
+    const label = String(b.model);
+    const targets = ids(b, 'ids');
+    if (b.token === undefined) return void res.json({ objects: await protectingObjects(ctx, label, targets) });
+    // the owner is about to delete them: reserved here until it decides, unless something here keeps them
+    const token = String(b.token);
+    if (!UUID.test(token)) throw new ValidationError({ token: ['Expected a UUID.'] });
+    res.json({ objects: await reserveAndCheck(ctx, label, targets, token, (q) => protectingObjects(ctx, label, targets, q)) });
+  });
+  app.post('/internal/release', async (req, res) => {
+    const b = body(req);
+    const token = String(b.token);
+    if (!UUID.test(token)) throw new ValidationError({ token: ['Expected a UUID.'] });
+    const deleted = list(b, 'deleted').map((d) => ({ id: Number((d as Body)?.id), version: Number((d as Body)?.version) }));
+    if (deleted.some((d) => !Number.isSafeInteger(d.id) || !Number.isSafeInteger(d.version))) throw new ValidationError({ deleted: ['Expected ids and versions.'] });
+    await release(ctx, String(b.model), token, deleted);
+    res.json({ released: true });
   });
   app.post('/internal/summary', async (req, res) => {
     const m = model(body(req).model);

@@ -7,6 +7,7 @@ import { snapshotOf } from './changes';
 import type { ModelDef } from './model';
 import { applyRecords, projectedModels, projection, recordOf, type ProjectionRecord, type SnapshotPage } from './projections';
 import { referenceOf } from './reference';
+import { dropReservations } from './reservations';
 import type { ServiceContext } from './registry';
 import { TAGGED_ITEM_TABLE } from './schema';
 import { represent } from './serialize';
@@ -211,7 +212,11 @@ async function applyEvents(
   const mine = events.filter((e) => projected.has(e.model));
   const byModel = new Map<string, ProjectionRecord[]>();
   for (const e of mine) (byModel.get(e.model) ?? byModel.set(e.model, []).get(e.model)!).push(recordOf(e));
-  for (const [model, records] of byModel) await applyRecords(ctx, tx, model, records);
+  for (const [model, records] of byModel) {
+    await applyRecords(ctx, tx, model, records);
+    // the owner's delete is decided: writes that waited on its reservation now find the object gone
+    await dropReservations(tx, ctx, model, records.filter((r) => r.deleted).map((r) => r.id));
+  }
   // cached definitions go before the owner hears that this service shows the change (extras answers from its committed state)
   if (mine.some((e) => DEFINITIONS.has(e.model))) ctx.extras.invalidate();
   // a deleted tag leaves the objects it tagged (no change of theirs is recorded, as in NetBox)

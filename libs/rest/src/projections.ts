@@ -145,9 +145,28 @@ export function projectionStatements(schema: string, p: Projected): string[] {
 
 const pgText = (s: string) => `'${s.replace(/'/g, "''")}'`;
 
+/** Other services' objects reserved by their owner's delete being decided (reservations.ts). */
+export const RESERVATION_TABLE = '_reservation';
+
+/** DDL of the reservations (transient: created at start with the projections, never migrated). */
+export function reservationStatements(schema: string): string[] {
+  const t = `${quoteIdent(schema)}.${quoteIdent(RESERVATION_TABLE)}`;
+  return [
+    `CREATE TABLE IF NOT EXISTS ${t} (
+      "label" VARCHAR(100) NOT NULL,
+      "object_id" BIGINT NOT NULL,
+      "token" UUID NOT NULL,
+      "until" TIMESTAMP WITH TIME ZONE NOT NULL,
+      PRIMARY KEY ("label", "object_id")
+    )`,
+  ];
+}
+
 /** Creates the projections a service lacks: one round trip (extras projects every journaled model, some sixty tables). */
 export async function ensureProjections(ctx: ServiceContext): Promise<void> {
-  const statements = [...projectedModels(ctx).values()].flatMap((p) => projectionStatements(ctx.name, p));
+  const projected = [...projectedModels(ctx).values()];
+  // reservations of other services' objects being deleted (reservations.ts): transient, like the projections
+  const statements = [...projected.flatMap((p) => projectionStatements(ctx.name, p)), ...(projected.length ? reservationStatements(ctx.name) : [])];
   // no parameters: sent as one simple query, its statements run in order as one transaction
   if (statements.length) await ctx.db.query(sql`${raw(statements.join(';\n'))}`);
 }

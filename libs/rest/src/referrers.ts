@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Cache, ServiceUnavailable } from '@inventory/core';
 import { CONTENT_TYPES } from '@inventory/refs';
 import type { OnDelete } from './fields';
@@ -72,13 +73,24 @@ async function protectedBy(ctx: ServiceContext, service: string): Promise<Set<st
   return new Set(known.protects);
 }
 
+/** What the owner of a delete tells the services that reserved its objects, once it has decided. */
+export interface Reserved {
+  /** The delete committed (`deleted`: the objects with their versions, tombstoned there at once) or did not (none). */
+  release(deleted?: { id: number; version: number }[]): Promise<void>;
+}
+
+const NOTHING_RESERVED: Reserved = { release: async () => undefined };
+
 /**
  * Refuses (409, NetBox's text) the delete of the `targets` while another
  * service holds PROTECT references to them; 503 naming a service that could
  * not be asked. Runs before the delete's transaction opens; the targets are
- * read only when some service may protect the model.
+ * read only when some service may protect the model. The services asked
+ * reserve the targets (reservations.ts): until the owner's `release`, a new
+ * reference to them there waits, so the delete and a new reference never
+ * both succeed.
  */
-export async function checkRemoteProtected(ctx: ServiceContext, model: ModelDef, targets: () => Promise<number[]>): Promise<void> {
+export async function checkRemoteProtected(ctx: ServiceContext, model: ModelDef, targets: () => Promise<number[]>): Promise<Reserved> {
   // which services to ask, before reading what the delete would touch: most models nobody else protects
   const asked = await Promise.all(
     otherServices(ctx).map((service) =>
@@ -89,21 +101,42 @@ export async function checkRemoteProtected(ctx: ServiceContext, model: ModelDef,
     ),
   );
   const toAsk = asked.filter((a): a is { service: string; unknown?: Error } => a !== null);
-  if (!toAsk.length) return;
+  if (!toAsk.length) return NOTHING_RESERVED;
   const ids = await targets();
-  if (!ids.length) return;
-  const answers = await Promise.all(
+  if (!ids.length) return NOTHING_RESERVED;
+  const token = randomUUID();
+  const reservedBy: string[] = [];
+  const reserved: Reserved = {
+    release: async (deleted = []) => {
+      await Promise.all(
+        reservedBy.map((service) =>
+          ctx.refs.call(service, 'POST', '/internal/release', { model: model.label, token, deleted }).catch((err: Error) =>
+            // its reservation lapses on its own; the delete's event tombstones the objects there
+            ctx.log.warn({ service, model: model.label, err: err.message }, 'reservation not released'),
+          ),
+        ),
+      );
+    },
+  };
+  const answers = await Promise.allSettled(
     toAsk.map(async ({ service, unknown }) => {
       if (unknown) throw unknown;
       try {
-        return await ctx.refs.call<{ objects: string[] }>(service, 'POST', '/internal/dependents', { model: model.label, ids });
+        const answer = await ctx.refs.call<{ objects: string[] }>(service, 'POST', '/internal/dependents', { model: model.label, ids, token });
+        reservedBy.push(service);
+        return answer;
       } catch {
         throw new ServiceUnavailable(`Service ${service} is unavailable.`);
       }
     }),
   );
-  const found = answers.flatMap((a) => a.objects ?? []);
-  if (found.length) throw dependentsConflict(found);
+  const failed = answers.find((a): a is PromiseRejectedResult => a.status === 'rejected');
+  const found = answers.flatMap((a) => (a.status === 'fulfilled' ? (a.value.objects ?? []) : []));
+  if (failed || found.length) {
+    await reserved.release();
+    throw failed ? failed.reason : dependentsConflict(found);
+  }
+  return reserved;
 }
 
 /**

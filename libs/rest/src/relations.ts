@@ -140,8 +140,11 @@ async function resolveProjected(ctx: ServiceContext, label: string, refs: unknow
   const t = projection(ctx, label);
   const out: (RefResult | null)[] = refs.map(() => null);
   const ids = [...new Set(refs.filter((r) => typeof r !== 'object').map(Number))];
+  // inside a write, what it resolves stays live until its commit: a tombstone arriving meanwhile waits for it, so the
+  // delete rules applied after the tombstone find this write's reference (or the write waits, and finds the object gone)
+  const lock = q === ctx.db ? raw('') : raw(' FOR SHARE');
   const live = new Set(
-    ids.length ? (await q.query(sql`SELECT id FROM ${t} WHERE id = ANY(${ids}::bigint[]) AND NOT deleted`)).map((r) => Number(r.id)) : [],
+    ids.length ? (await q.query(sql`SELECT id FROM ${t} WHERE id = ANY(${ids}::bigint[]) AND NOT deleted${lock}`)).map((r) => Number(r.id)) : [],
   );
   for (let i = 0; i < refs.length; i++) {
     const ref = refs[i];
@@ -154,7 +157,7 @@ async function resolveProjected(ctx: ServiceContext, label: string, refs: unknow
     const conditions = attrs.map(([k, v]) =>
       k === 'id' || k === 'pk' ? sql`id::text = ${String(v)}` : v === null ? sql`data->${k} = 'null'::jsonb` : sql`data->>${k} = ${String(v)}`,
     );
-    const rows = await q.query(sql`SELECT id FROM ${t} WHERE NOT deleted AND ${and(conditions)} LIMIT 2`);
+    const rows = await q.query(sql`SELECT id FROM ${t} WHERE NOT deleted AND ${and(conditions)} LIMIT 2${lock}`);
     // one match answers; none may be an object made a moment ago, two may be a projection behind a rename: the owner decides
     if (rows.length === 1) out[i] = { id: Number(rows[0].id) };
   }

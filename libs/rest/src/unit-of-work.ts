@@ -8,6 +8,7 @@ import type { ServiceContext } from './registry';
 import { recordChanges, type Recorded } from './changes';
 import type { Touched, WriteContext } from './types';
 import { PENDING_HEADER } from './consistency';
+import { retryingReserved } from './reservations';
 import { baseUrl } from './urls';
 import { lockTree } from './write';
 
@@ -56,15 +57,18 @@ export async function runWrite(
 ): Promise<void> {
   const key = idempotencyKey(req);
   const print = key ? fingerprint(req) : '';
-  const outcome = await ctx.db.transaction(async (tx): Promise<{ earlier: KeyRecord } | { applied: WriteResult; recorded: Recorded }> => {
-    if (key) {
-      const earlier = await claimKey(ctx, tx, identity, key, print);
-      if (earlier) return { earlier };
-    }
-    const { applied, recorded } = await applyIn(ctx, model, writeContext(ctx, tx, identity, baseUrl(req, ctx.settings.publicUrl)), work);
-    if (key) await recordApplied(ctx, tx, identity, key, applied);
-    return { applied, recorded };
-  });
+  // run again while an object it names is reserved by another service's delete being decided (reservations.ts)
+  const outcome = await retryingReserved(() =>
+    ctx.db.transaction(async (tx): Promise<{ earlier: KeyRecord } | { applied: WriteResult; recorded: Recorded }> => {
+      if (key) {
+        const earlier = await claimKey(ctx, tx, identity, key, print);
+        if (earlier) return { earlier };
+      }
+      const { applied, recorded } = await applyIn(ctx, model, writeContext(ctx, tx, identity, baseUrl(req, ctx.settings.publicUrl)), work);
+      if (key) await recordApplied(ctx, tx, identity, key, applied);
+      return { applied, recorded };
+    }),
+  );
   if ('earlier' in outcome) {
     res.setHeader('Idempotent-Replayed', 'true');
     return send(res, outcome.earlier.status, outcome.earlier.answer ?? (await respond(outcome.earlier)));
@@ -94,7 +98,7 @@ export async function runChange<T extends { touched: Touched }>(
   work: (wctx: WriteContext) => Promise<T>,
   base = '',
 ): Promise<{ applied: T; recorded: Recorded }> {
-  const outcome = await ctx.db.transaction((tx) => applyIn(ctx, model, writeContext(ctx, tx, identity, base), work));
+  const outcome = await retryingReserved(() => ctx.db.transaction((tx) => applyIn(ctx, model, writeContext(ctx, tx, identity, base), work)));
   if (model.hooks.afterCommit && outcome.recorded.changes.length) await model.hooks.afterCommit(ctx, outcome.recorded.changes);
   return outcome;
 }

@@ -5,7 +5,9 @@ import { columnOf, type FieldDef, type GenericField } from './fields';
 import { pyType } from './format';
 import type { ModelDef } from './model';
 import type { Queryable, Tx } from './db';
+import { memo } from './memo';
 import { refShapeError, resolveRefs } from './relations';
+import { guardReference } from './reservations';
 import { represent } from './serialize';
 import type { ServiceContext } from './registry';
 import { TAGGED_ITEM_TABLE, hashKey, uniqueIndexName } from './schema';
@@ -26,16 +28,7 @@ export interface Prepared {
 
 type Errors = Record<string, unknown>;
 
-/** Runs a lookup once per request for the same key (a bulk write names the same objects again and again). */
-export function memo<T>(wctx: WriteContext, key: string, fn: () => Promise<T>): Promise<T> {
-  wctx.memo ??= new Map();
-  let hit = wctx.memo.get(key) as Promise<T> | undefined;
-  if (!hit) {
-    hit = fn();
-    wctx.memo.set(key, hit);
-  }
-  return hit;
-}
+export { memo } from './memo';
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -106,12 +99,16 @@ export async function prepare(
         errs[name] = [problem];
         continue;
       }
-      relationTasks.push(() =>
-        memo(wctx, `ref:${field.to}:${JSON.stringify(value)}`, () => resolveRefs(ctx, field.to, [value], wctx.tx)).then(([r]) => {
-          if ('error' in r) errs[name] = [field.pk ? `Invalid pk "${String(value)}" - object does not exist.` : r.error];
-          else columns[column!] = r.id;
-        }),
-      );
+      relationTasks.push(async () => {
+        const [r] = await memo(wctx, `ref:${field.to}:${JSON.stringify(value)}`, () => resolveRefs(ctx, field.to, [value], wctx.tx));
+        if ('error' in r) {
+          errs[name] = [field.pk ? `Invalid pk "${String(value)}" - object does not exist.` : r.error];
+          return;
+        }
+        // another service's object this one PROTECTs: its delete and this reference never both succeed
+        if (field.onDelete === 'PROTECT') await guardReference(ctx, field.to, r.id, wctx);
+        columns[column!] = r.id;
+      });
     } else if (field.type === 'm2m') {
       if (!given) continue;
       const value = body[name];

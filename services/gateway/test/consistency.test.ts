@@ -179,3 +179,37 @@ test('when a service that shows the objects is stopped, then a write answers wit
   expect(again.headers.get('x-consistency-pending')).toBeNull();
   expect((await other.get('/api/dcim/sites/?slug=outage-site')).body.results[0].tenant.name).toBe('Outage over');
 });
+
+test('when sites naming a tenant are made while another client deletes the tenant, then never both succeed, and no site loses the tenant it was given', async () => {
+  const outcomes = { deleted: 0, refused: 0 };
+  for (let round = 0; round < 16; round++) {
+    const t = await made('/api/tenancy/tenants/', { name: `Race ${round}`, slug: `race-${round}` });
+    // in even rounds the delete starts first, in odd ones the creates do; each a few ms apart
+    const createsAt = round % 2 ? 0 : 2 + (round % 5) * 2;
+    const deleteAt = round % 2 ? 2 + (round % 5) * 2 : 0;
+    const creates = Array.from({ length: 6 }, (_, i) =>
+      new Promise((r) => setTimeout(r, createsAt + i * 2)).then(() => other.post('/api/dcim/sites/', { name: `Race ${round} ${i}`, slug: `race-${round}-${i}`, tenant: t.id })),
+    );
+    const del = new Promise((r) => setTimeout(r, deleteAt)).then(() => other.delete(`/api/tenancy/tenants/${t.id}/`));
+    const [d, ...cs] = await Promise.all([del, ...creates]);
+    const made201 = cs.filter((c) => c.status === 201);
+    expect([round, cs.every((c) => c.status === 201 || c.status === 400)]).toEqual([round, true]);
+    if (d.status === 204) {
+      outcomes.deleted++;
+      expect([round, made201.length]).toEqual([round, 0]);
+      for (const c of cs) expect(c.body.tenant).toEqual([expect.stringMatching(/not found/)]);
+    } else {
+      outcomes.refused++;
+      expect([round, d.status, made201.length > 0]).toEqual([round, 409, true]);
+    }
+    for (const c of made201) expect([round, c.body.tenant?.id]).toEqual([round, t.id]);
+    const sites = await other.get(`/api/dcim/sites/?slug__isw=race-${round}-&limit=10`);
+    expect([round, sites.body.count, sites.body.results.filter((s: Obj) => s.tenant?.id !== t.id)]).toEqual([round, made201.length, []]);
+    // the protecting sites go, then the tenant may
+    if (made201.length) {
+      expect((await gw.delete('/api/dcim/sites/', made201.map((c) => ({ id: c.body.id })))).status).toBe(204);
+      expect((await gw.delete(`/api/tenancy/tenants/${t.id}/`)).status).toBe(204);
+    }
+  }
+  console.log(`delete raced six creates 16 times: the delete won ${outcomes.deleted}, the creates ${outcomes.refused}`);
+});
