@@ -1,5 +1,5 @@
 import { ServiceUnavailable } from '@inventory/core';
-import { sql, raw, quoteIdent, type Sql } from '@inventory/filtering';
+import { sql, raw, type Sql } from '@inventory/filtering';
 import type { Queryable } from './db';
 import { RESERVATION_TABLE, applyRecords, projectedModels, projection, type ProjectionRecord } from './projections';
 import type { ServiceContext } from './registry';
