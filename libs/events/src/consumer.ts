@@ -93,6 +93,13 @@ export interface ConsumerOptions {
 
 type Outcome = 'applied' | 'duplicate' | 'failed' | 'rejected';
 
+/** What `EventConsumer.status()` answers (`/api/status/` shows it per reader). */
+export interface ConsumerStatus {
+  connected: boolean;
+  backlog: number | null;
+  sources: Record<string, { lag_seconds: number; applied_at: string }>;
+}
+
 const MAX_BACKOFF_MS = 10_000;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -136,6 +143,10 @@ export class EventConsumer {
   private readonly counted?: { events: Counter<'queue' | 'outcome'>; lag: Histogram<'queue' | 'source'> };
   private setConsuming: (on: boolean) => void = () => undefined;
   private markReady: () => void = () => undefined;
+  /** The channel consuming now (null while reconnecting). */
+  private channel: Channel | null = null;
+  /** Per source service: the lag of the last event applied, and when. */
+  private readonly lastLag = new Map<string, { seconds: number; at: number }>();
   /** Resolves once the queue is declared, bound and consumed the first time (or the consumer stopped). */
   readonly ready = new Promise<void>((r) => (this.markReady = r));
 
@@ -227,6 +238,7 @@ export class EventConsumer {
       );
       if (this.stopping) this.broken?.(new Error('stopping'));
       this.setConsuming(true);
+      this.channel = ch;
       this.markReady();
       this.o.log.info({ queue: this.o.queue }, 'event consumer started');
       const err = await failure;
@@ -234,6 +246,7 @@ export class EventConsumer {
       await ch.cancel(consumerTag).catch(() => undefined);
     } finally {
       this.broken = null;
+      this.channel = null;
       this.setConsuming(false);
       await chain; // the message being applied finishes (or fails) before the connections go
       await conn?.close().catch(() => undefined);
@@ -326,11 +339,33 @@ export class EventConsumer {
     this.skipped += events.length - todo.length;
     this.count('applied', todo.length);
     this.count('duplicate', events.length - todo.length);
-    if (this.counted) {
-      const now = Date.now();
-      const sourceOf = this.o.sourceOf ?? ((e: ChangeEvent) => e.model.split('.')[0]);
-      for (const e of todo) this.counted.lag.observe({ queue: this.o.queue, source: sourceOf(e) }, Math.max(0, now - Date.parse(e.timestamp)) / 1000 || 0);
+    const now = Date.now();
+    const sourceOf = this.o.sourceOf ?? ((e: ChangeEvent) => e.model.split('.')[0]);
+    for (const e of todo) {
+      const lag = Math.max(0, now - Date.parse(e.timestamp)) / 1000 || 0;
+      this.counted?.lag.observe({ queue: this.o.queue, source: sourceOf(e) }, lag);
+      this.lastLag.set(sourceOf(e), { seconds: lag, at: now });
     }
+  }
+
+  /**
+   * How far behind its sources the consumer is: connected or not, the
+   * messages waiting in its queue (null when the broker cannot say), and
+   * per source service the write-to-commit time of the last event applied
+   * (with when it was applied).
+   */
+  async status(): Promise<ConsumerStatus> {
+    const ch = this.channel;
+    let backlog: number | null = null;
+    if (ch) {
+      backlog = await ch.checkQueue(this.o.queue).then(
+        (q) => q.messageCount,
+        () => null,
+      );
+    }
+    const sources: ConsumerStatus['sources'] = {};
+    for (const [source, { seconds, at }] of this.lastLag) sources[source] = { lag_seconds: seconds, applied_at: new Date(at).toISOString() };
+    return { connected: ch !== null, backlog, sources };
   }
 
   private count(outcome: Outcome, n: number): void {

@@ -1,5 +1,5 @@
 import type { Counter, Histogram, Logger, Metrics } from '@inventory/core';
-import type { Consistency } from '@inventory/events';
+import type { Consistency, ConsumerStatus } from '@inventory/events';
 import { CONTENT_TYPES, type ServiceClient } from '@inventory/refs';
 
 /**
@@ -59,6 +59,8 @@ export interface GateOptions {
 
 export class ConsistencyGate {
   private readonly known = new Map<string, Known>();
+  /** This service's readers (consumers whose effects it serves), for `/api/status/`. */
+  private readonly readers = new Map<string, { status(): Promise<ConsumerStatus> }>();
   private readonly counted: { pending: Counter<'service'>; wait: Histogram };
 
   constructor(private readonly o: GateOptions) {
@@ -70,6 +72,17 @@ export class ConsistencyGate {
       ),
       wait: o.metrics.histogram('inventory_consistency_wait_seconds', "Time a write's answer waited for the services that read its events to apply them."),
     };
+  }
+
+  /** A consumer of this service whose effects it serves: its state shows in `/api/status/`. */
+  addReader(queue: string, consumer: { status(): Promise<ConsumerStatus> }): void {
+    this.readers.set(queue, consumer);
+  }
+
+  /** Each reader's state: connected, backlog, lag per source (`/internal/consistency`). */
+  async status(): Promise<Record<string, ConsumerStatus>> {
+    const entries = await Promise.all([...this.readers].map(async ([queue, c]) => [queue, await c.status()] as const));
+    return Object.fromEntries(entries);
   }
 
   /** What this service reads, as `/internal/references` tells the others. */

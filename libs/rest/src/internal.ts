@@ -80,6 +80,10 @@ export function mountInternal(app: Express, ctx: ServiceContext): void {
     // `reads`: the models whose events this service applies to what it serves (their writers wait for its confirmation)
     res.json({ references: declaredReferences(ctx), reads: ctx.consistency?.reads() ?? [] });
   });
+  // how far behind its sources each reader of this service is (the gateway's /api/status/ shows it)
+  app.get('/internal/consistency', async (_req, res) => {
+    res.json({ readers: (await ctx.consistency?.status()) ?? {} });
+  });
   app.post('/internal/dependents', async (req, res) => {
     const b = body(req);
     const label = String(b.model);

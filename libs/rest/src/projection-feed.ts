@@ -269,6 +269,7 @@ export function projectionFeed(ctx: ServiceContext, config: BaseConfig): Project
     // the owners' writes are answered once this service shows them
     confirm: (events) => ctx.consistency?.confirm(projectionQueue(ctx.name), events.map((e) => ({ id: e.id, owner: eventSource(ctx, e) }))),
   });
+  ctx.consistency?.addReader(projectionQueue(ctx.name), consumer);
   let stopping = false;
   let timer: NodeJS.Timeout | null = null;
   let syncing: Promise<void> | null = null;

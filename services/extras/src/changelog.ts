@@ -136,6 +136,7 @@ export function changelog(
         log: ctx.log,
       })
     : null;
+  if (consumer) ctx.consistency?.addReader(queue, consumer);
   const prune = async () => {
     try {
       await ctx.db.query(sql`DELETE FROM ${raw(ctx.db.table(objectChange.table))} WHERE time < now() - make_interval(days => ${retentionDays})`);

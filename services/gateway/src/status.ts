@@ -45,7 +45,36 @@ async function webhookWorkers(refs: ServiceClient, state: ServiceState | undefin
   }
 }
 
-/** GET /api/status/: NetBox's keys (clients parse netbox-version), plus the state of each service. */
+/** A reader's state, as a service reports it (`/internal/consistency`). */
+interface ReaderState {
+  connected: boolean;
+  backlog: number | null;
+  sources: Record<string, { lag_seconds: number; applied_at: string }>;
+}
+
+/**
+ * How far behind its sources each service's readers are (its projections,
+ * extras' change log), by queue: whether it consumes, the events waiting,
+ * and per source service the lag of the last event applied. A service that
+ * does not answer is left out (its state is `unavailable` above).
+ */
+async function readerStates(refs: ServiceClient, services: Record<string, ServiceState>): Promise<Record<string, ReaderState>> {
+  const answers = await Promise.all(
+    Object.keys(services)
+      .filter((s) => services[s] === 'ok' && s !== 'gateway')
+      .map((s) =>
+        withTimeout(refs.call<{ readers?: Record<string, ReaderState> }>(s, 'GET', '/internal/consistency'), PROBE_TIMEOUT_MS, () => new Error('timed out')).then(
+          (a) => a?.readers ?? {},
+          () => ({}),
+        ),
+      ),
+  );
+  const out: Record<string, ReaderState> = {};
+  for (const readers of answers) Object.assign(out, readers);
+  return Object.fromEntries(Object.keys(out).sort().map((k) => [k, out[k]]));
+}
+
+/** GET /api/status/: NetBox's keys (clients parse netbox-version), plus the state of each service and of its readers. */
 export function mountStatus(app: Express, urls: Record<string, string>, refs: ServiceClient, pages: BrowsableApi): void {
   ownRoute(app, '/api/status/', async () => {
     const services = await probeServices(urls);
@@ -58,6 +87,8 @@ export function mountStatus(app: Express, urls: Record<string, string>, refs: Se
       'python-version': '3.11.9',
       'rq-workers-running': 'webhooks' in urls ? await webhookWorkers(refs, services.webhooks) : 0,
       services,
+      // each projection's (and the change log's) lag: writes wait for these readers (X-Consistency-Pending names the laggards)
+      consistency: await readerStates(refs, services),
     };
   }, { pages });
 }

@@ -175,6 +175,12 @@ test('when a service that shows the objects is stopped, then a write answers wit
     await stack.startService('dcim');
   }
   await eventually(async () => (await other.get('/api/dcim/sites/?slug=outage-site')).body.results[0]?.tenant?.name === 'Outage after', 20_000, 'dcim caught up');
+  // /api/status/ shows each reader: consuming, what waits in its queue, and the lag of the last event per source
+  const status = await other.get('/api/status/');
+  expect(Object.keys(status.body.consistency)).toEqual(expect.arrayContaining(['dcim.projections', 'extras.changelog', 'tenancy.projections', 'virtualization.projections']));
+  const dcimReader = status.body.consistency['dcim.projections'];
+  expect(dcimReader).toMatchObject({ connected: true, backlog: expect.any(Number) });
+  expect(dcimReader.sources.tenancy.lag_seconds).toEqual(expect.any(Number));
   const again = await gw.patch(`/api/tenancy/tenants/${t.id}/`, { name: 'Outage over' });
   expect(again.headers.get('x-consistency-pending')).toBeNull();
   expect((await other.get('/api/dcim/sites/?slug=outage-site')).body.results[0].tenant.name).toBe('Outage over');
