@@ -45,7 +45,7 @@ function statements(op: CustomFieldDataOp): { match: Sql; value: Sql } {
 export async function rewriteCustomFieldData(ctx: ServiceContext, m: ModelDef, op: CustomFieldDataOp, identity: Identity): Promise<number> {
   const { match, value } = statements(op);
   const table = raw(ctx.db.table(m.table));
-  const { applied } = await runChange(ctx, m, identity, async (wctx) => {
+  const { applied, recorded } = await runChange(ctx, m, identity, async (wctx) => {
     const locked = await wctx.tx.query(sql`SELECT * FROM ${table} WHERE ${match} ORDER BY id FOR UPDATE`);
     if (!locked.length) return { touched: {} };
     await capture(ctx, m, wctx, locked);
@@ -53,5 +53,7 @@ export async function rewriteCustomFieldData(ctx: ServiceContext, m: ModelDef, o
     await wctx.tx.query(sql`UPDATE ${table} SET custom_field_data = ${value}, _version = _version + 1 WHERE id = ANY(${ids}::bigint[])`);
     return { touched: { updated: locked } };
   });
+  // the custom field's own write is answered after this: the rewritten objects are shown everywhere by then
+  await ctx.consistency?.settle(recorded.events);
   return applied.touched.updated?.length ?? 0;
 }

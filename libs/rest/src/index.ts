@@ -21,6 +21,7 @@ export * from './openapi';
 export * from './router';
 export * from './request';
 export * from './unit-of-work';
+export * from './consistency';
 export * from './etag';
 export * from './idempotency';
 export * from './service';

@@ -7,7 +7,7 @@ import type { ModelDef } from './model';
 import type { ServiceContext } from './registry';
 import { recordChanges, type Recorded } from './changes';
 import type { Touched, WriteContext } from './types';
-import { PENDING_HEADER } from './consistency';
+import { PENDING_HEADER, type WrittenEvent } from './consistency';
 import { retryingReserved } from './reservations';
 import { baseUrl } from './urls';
 import { lockTree } from './write';
@@ -75,12 +75,20 @@ export async function runWrite(
   }
   const { applied, recorded } = outcome;
   if (model.hooks.afterCommit && recorded.changes.length) await model.hooks.afterCommit(ctx, recorded.changes);
-  // answered once every service that shows these objects (projections, the change log) has them, or the bound passed
-  const pending = (await ctx.consistency?.settle(recorded.events)) ?? [];
+  await awaitReaders(ctx, res, recorded.events);
   const answer = await respond(applied, recorded);
   if (key) await recordAnswer(ctx, identity, key, answer);
-  if (pending.length) res.setHeader(PENDING_HEADER, pending.join(', '));
   send(res, applied.status, answer);
+}
+
+/**
+ * Before a write is answered: waits until every service that shows its
+ * objects (projections, the change log) has applied its events, or the
+ * bound passed; those that had not are named in `X-Consistency-Pending`.
+ */
+export async function awaitReaders(ctx: ServiceContext, res: Response, events: WrittenEvent[]): Promise<void> {
+  const pending = (await ctx.consistency?.settle(events)) ?? [];
+  if (pending.length) res.setHeader(PENDING_HEADER, pending.join(', '));
 }
 
 /**

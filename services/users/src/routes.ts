@@ -2,7 +2,7 @@ import type { Express, Request } from 'express';
 import { MethodNotAllowed, NotAuthenticated, PermissionDenied, ValidationError } from '@inventory/core';
 import type { Identity } from '@inventory/auth';
 import { sql, raw } from '@inventory/filtering';
-import { baseUrl, identityOf, insert, notADict, prepare, runChange, type Row, type ServiceContext } from '@inventory/rest';
+import { awaitReaders, baseUrl, identityOf, insert, notADict, prepare, runChange, type Row, type ServiceContext } from '@inventory/rest';
 import { INVALID_CREDENTIALS, signIn } from './auth';
 import { USER_CONFIG_TABLE, token } from './models';
 import { signInAddress, type SignInThrottle } from './throttle';
@@ -69,6 +69,7 @@ export function mountProvision(app: Express, ctx: ServiceContext, throttle: Sign
       async (wctx) => ({ touched: { created: [await insert(ctx, token, await prepare(ctx, token, tokenBody, 'create', null, wctx), wctx.tx)] } }),
       base,
     );
+    await awaitReaders(ctx, res, recorded.events);
     const id = applied.touched.created[0];
     const rep = recorded.reps.get(id) as Row;
     // the key is always part of this answer
