@@ -30,6 +30,12 @@ export interface ServiceContext {
   metrics: Metrics;
   /** Read-your-writes across services: writes wait for the services that read their events (absent: they do not). */
   consistency?: ConsistencyGate;
+  /**
+   * What is this instance's own and its models' hooks read (ipam's settings,
+   * extras' media store): declarations are shared by every instance in a
+   * process, so nothing per instance is ever set on them.
+   */
+  own?: unknown;
 }
 
 /** The area a model's URLs live under (auth.user is served at /api/users/users/). */

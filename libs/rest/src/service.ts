@@ -48,6 +48,8 @@ export interface RestServiceOptions {
    * `#`, every event): their writers wait for its confirmation too.
    */
   reads?: Reads;
+  /** The instance's own settings and resources, for its hooks and routes (`ctx.own`; never set on shared declarations). */
+  own?: unknown;
   log?: Logger;
 }
 
@@ -116,6 +118,7 @@ export function createRestService(opts: RestServiceOptions): RestService {
     },
     log,
     metrics,
+    own: opts.own,
   };
   // tags render and filter from this service's projection of them; extras is asked only for what it does not hold yet
   const ctx: ServiceContext = { ...base, extras: opts.extras ? opts.extras(base) : new RemoteExtras(refs, () => tagProjection(ctx)) };

@@ -2,18 +2,19 @@ import { createRestService, type RestService } from '@inventory/rest';
 import type { BaseConfig } from '@inventory/core';
 import type { IpamConfig } from './config';
 import { models } from './models';
-import { addressingSettings } from './models/settings';
+import type { AddressingSettings } from './models/settings';
 import { migrations } from './migrations';
 import { mountPools } from './routes/pools';
 import { mountNetworks } from './routes/networks';
 
 export function createService(config: BaseConfig & Partial<Pick<IpamConfig, 'ENFORCE_GLOBAL_UNIQUE'>>): RestService {
-  // read once, at start (config.ts); a caller passing only the base settings gets NetBox's default
-  addressingSettings.enforceGlobalUnique = config.ENFORCE_GLOBAL_UNIQUE ?? true;
+  // read once, at start (config.ts), for this instance alone; a caller passing only the base settings gets NetBox's default
+  const own: AddressingSettings = { enforceGlobalUnique: config.ENFORCE_GLOBAL_UNIQUE ?? true };
   return createRestService({
     name: 'ipam',
     area: 'ipam',
     config,
+    own,
     models,
     migrations,
     // the available-* endpoints (§4): prefixes and IP addresses from a prefix or an IP range (§4.1–4.3),

@@ -1,6 +1,6 @@
 import { contentType } from '@inventory/refs';
 import { sql, raw } from '@inventory/filtering';
-import type { ModelDef, ServiceContext } from '@inventory/rest';
+import type { ModelDef, ModelHooks, ServiceContext } from '@inventory/rest';
 import { lockStoredName } from './routes';
 import type { MediaStore } from './store';
 import { ImageUpload } from './upload';
@@ -28,27 +28,43 @@ export async function namedFiles(ctx: ServiceContext, model: ModelDef, stored: s
  * (routes.ts). Files a committed write replaced or deleted go after the
  * commit, whatever deleted the row (the API, the parent's delete event).
  */
-export function attachImageHooks(model: ModelDef, store: MediaStore): void {
-  const table = (ctx: ServiceContext) => raw(ctx.db.table(model.table));
-  model.hooks.afterSave = async (id, body, _existing, wctx) => {
+export const imageFileHooks: Pick<ModelHooks, 'afterSave' | 'afterCommit'> = {
+  async afterSave(id, body, _existing, wctx) {
     const upload = body.image;
     if (!(upload instanceof ImageUpload)) return;
-    const [row] = await wctx.tx.query(sql`SELECT content_type, object_id, name FROM ${table(wctx.service)} WHERE id = ${id}`);
+    const model = attachmentModel(wctx.service);
+    const [row] = await wctx.tx.query(sql`SELECT content_type, object_id, name FROM ${raw(wctx.service.db.table(model.table))} WHERE id = ${id}`);
     const ct = contentType(String(row.content_type));
     // NetBox names the file after the attachment's name when it has one
     const stem = `${ct?.model ?? 'object'}_${String(row.object_id)}_${row.name ? String(row.name) : stemOf(upload.filename)}`;
-    const stored = await store.save(stem, upload.kind.ext, upload.data);
+    const stored = await mediaStoreOf(wctx.service).save(stem, upload.kind.ext, upload.data);
     // held until the write ends: the upload's clean-up waits for the outcome before it looks for the row
     await lockStoredName(wctx.tx, model, stored);
     upload.stored.push(stored);
     await wctx.tx.query(
-      sql`UPDATE ${table(wctx.service)} SET image = ${stored}, image_height = ${upload.height}, image_width = ${upload.width} WHERE id = ${id}`,
+      sql`UPDATE ${raw(wctx.service.db.table(model.table))} SET image = ${stored}, image_height = ${upload.height}, image_width = ${upload.width} WHERE id = ${id}`,
     );
-  };
-  model.hooks.afterCommit = async (ctx, changes) => {
+  },
+  async afterCommit(ctx, changes) {
     const gone = changes.flatMap((c) => (c.before?.image && c.before.image !== c.after?.image ? [String(c.before.image)] : []));
     if (!gone.length) return;
     // committed: a file that cannot be removed now is left to the sweep at start, the write stands
-    await store.remove(gone).catch((err) => ctx.log.warn({ err: (err as Error).message, files: gone }, 'image attachments: files not removed'));
-  };
+    await mediaStoreOf(ctx)
+      .remove(gone)
+      .catch((err) => ctx.log.warn({ err: (err as Error).message, files: gone }, 'image attachments: files not removed'));
+  },
+};
+
+/** What an extras instance holds of its own (`ctx.own`): its media store. */
+export interface ExtrasOwn {
+  store: MediaStore;
 }
+
+/** The media store of the extras instance serving `ctx`. */
+export function mediaStoreOf(ctx: ServiceContext): MediaStore {
+  const own = ctx.own as ExtrasOwn | undefined;
+  if (!own?.store) throw new Error(`${ctx.name} has no media store`);
+  return own.store;
+}
+
+const attachmentModel = (ctx: ServiceContext): ModelDef => ctx.models.get('extras.imageattachment')!;

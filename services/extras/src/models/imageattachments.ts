@@ -1,6 +1,7 @@
 import { ValidationError } from '@inventory/core';
 import type { FilterDef } from '@inventory/filtering';
 import { contentTypeIdFilter, defineModel, f, type ModelDef, type Row, type WriteContext } from '@inventory/rest';
+import { imageFileHooks } from '../images/hooks';
 import { IMAGE_ERRORS, ImageUpload } from '../images/upload';
 import { journaled, parentExists, printedType } from './attached';
 
@@ -39,7 +40,7 @@ async function checkAttachment(data: Row, existing: Row | null, wctx: WriteConte
  * the file. The file is stored once the row is (afterSave) and removed with
  * the row (afterCommit), whatever deletes it: its parent's delete event
  * (projection-feed.ts), a delete of the attachment, a new image. Those hooks
- * need the media root: the service sets them (images/hooks.ts).
+ * (images/hooks.ts) use the media store of the instance (`ctx.own`).
  */
 export const imageAttachment: ModelDef = defineModel({
   label: 'extras.imageattachment',
@@ -65,6 +66,7 @@ export const imageAttachment: ModelDef = defineModel({
   search: ['name'],
   filters: (): FilterDef[] => [contentTypeIdFilter('content_type_id', 'content_type')],
   hooks: {
+    ...imageFileHooks,
     validate: (data, existing, wctx, body) => checkAttachment(data, existing, wctx, body),
     decorate(_rows, out, { base }) {
       for (const o of out) if ('image' in o) o.image = o.image ? `${base}/media/${String(o.image)}` : null;

@@ -1,6 +1,6 @@
 import { contentType, contentTypeById } from '@inventory/refs';
 import { sql, raw, or, type FilterDef } from '@inventory/filtering';
-import { defineModel, f, TAGGED_ITEM_TABLE, type ModelDef, type ServiceContext } from '@inventory/rest';
+import { defineModel, f, TAGGED_ITEM_TABLE, type ModelDef, type Queryable, type ServiceContext } from '@inventory/rest';
 
 /** Tags in use on objects of the given types: asked of each owning service (tags live beside the objects). */
 async function usedOn(ctx: ServiceContext, labels: string[]) {
@@ -76,5 +76,29 @@ export const tag: ModelDef = defineModel({
       },
     ];
   },
+  hooks: {
+    // this process drops its own tags at once (read your writes); every other process does on the change events
+    afterCommit: async (ctx) => ctx.extras.invalidate(),
+    decorate: async (rows, out, { brief, service, q, wants }) => {
+      if (brief || !rows.length || wants?.('tagged_items') === false) return;
+      const counts = await taggedItems(service, q, rows.map((r) => Number(r.id)));
+      out.forEach((o) => (o.tagged_items = counts.get(Number(o.id)) ?? 0));
+    },
+  },
 });
+
+/** Tags are counted where they are used: here and in every other service, one call each per page. */
+async function taggedItems(ctx: ServiceContext, q: Queryable, ids: number[]): Promise<Map<number, number>> {
+  const totals = new Map<number, number>(ids.map((id) => [id, 0]));
+  const local = await q.query(
+    sql`SELECT tag_id, count(*) AS n FROM ${raw(ctx.db.table(TAGGED_ITEM_TABLE))} WHERE tag_id = ANY(${ids}::bigint[]) GROUP BY 1`,
+  );
+  for (const r of local) totals.set(Number(r.tag_id), Number(r.n));
+  const remote = ctx.refs.services().filter((s) => s !== ctx.name && s !== 'users' && s !== 'gateway');
+  const answers = await Promise.all(
+    remote.map((s) => ctx.refs.call<{ counts: Record<string, number> }>(s, 'POST', '/internal/tags/counts', { ids }).catch(() => ({ counts: {} }))),
+  );
+  for (const a of answers) for (const [k, n] of Object.entries(a.counts)) totals.set(Number(k), (totals.get(Number(k)) ?? 0) + n);
+  return totals;
+}
 

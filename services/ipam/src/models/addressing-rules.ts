@@ -69,7 +69,7 @@ async function tableName(wctx: WriteContext, vrfId: unknown): Promise<string> {
 
 /** Whether duplicates are refused in the object's table: the global table by ENFORCE_GLOBAL_UNIQUE, a VRF by its enforce_unique. */
 async function enforcesUnique(wctx: WriteContext, vrfId: unknown): Promise<boolean> {
-  if (!isSet(vrfId)) return addressingSettings.enforceGlobalUnique;
+  if (!isSet(vrfId)) return addressingSettings(wctx.service).enforceGlobalUnique;
   const [v] = await memo(wctx, `vrf-enforce-unique:${String(vrfId)}`, () => wctx.tx.query(sql`SELECT enforce_unique FROM ${table(wctx.service, 'vrf')} WHERE id = ${vrfId}`));
   return v?.enforce_unique !== false;
 }
@@ -108,7 +108,7 @@ export async function checkPrefixesAfterWrite(touched: Touched, wctx: WriteConte
   const [dup] = await wctx.tx.query(sql`
     SELECT p.prefix, p.vrf_id FROM ${t} p JOIN ${t} o ON o.id <> p.id AND o.vrf_id IS NOT DISTINCT FROM p.vrf_id AND o.prefix = p.prefix
       LEFT JOIN ${table(wctx.service, 'vrf')} v ON v.id = p.vrf_id
-     WHERE p.id = ANY(${ids}::bigint[]) AND (CASE WHEN p.vrf_id IS NULL THEN ${addressingSettings.enforceGlobalUnique}::boolean ELSE v.enforce_unique END)
+     WHERE p.id = ANY(${ids}::bigint[]) AND (CASE WHEN p.vrf_id IS NULL THEN ${addressingSettings(wctx.service).enforceGlobalUnique}::boolean ELSE v.enforce_unique END)
      LIMIT 1`);
   if (dup) fail('prefix', `Duplicate prefix found in ${await tableName(wctx, dup.vrf_id)}: ${String(networkText(dup.prefix))}`);
 }
@@ -281,7 +281,7 @@ export async function checkAddressesAfterWrite(touched: Touched, wctx: WriteCont
   const [dup] = await wctx.tx.query(sql`
     SELECT o.address, p.vrf_id FROM ${t} p JOIN ${t} o ON o.id <> p.id AND o.vrf_id IS NOT DISTINCT FROM p.vrf_id AND CAST(HOST(o.address) AS inet) = CAST(HOST(p.address) AS inet)
       LEFT JOIN ${table(wctx.service, 'vrf')} v ON v.id = p.vrf_id
-     WHERE p.id = ANY(${ids}::bigint[]) AND (CASE WHEN p.vrf_id IS NULL THEN ${addressingSettings.enforceGlobalUnique}::boolean ELSE v.enforce_unique END)
+     WHERE p.id = ANY(${ids}::bigint[]) AND (CASE WHEN p.vrf_id IS NULL THEN ${addressingSettings(wctx.service).enforceGlobalUnique}::boolean ELSE v.enforce_unique END)
        AND NOT (p.role = ANY(${NONUNIQUE_ROLES}::text[]) AND o.role = ANY(${NONUNIQUE_ROLES}::text[]))
      ORDER BY o.id LIMIT 1`);
   // named as NetBox names it: the address already stored (the earliest, when several)
