@@ -76,6 +76,11 @@ export function sendJson(res: http.ServerResponse, status: number, body: unknown
   res.end(text);
 }
 
+/** Text as HTML: the five characters that could open markup or end an attribute, escaped (every page of ours goes through it). */
+export function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
+}
+
 /**
  * Sends one of our HTML pages (sign-in, tokens, the browsable API, the
  * webhooks admin page) with the headers every one carries: never cached or

@@ -3,7 +3,7 @@ import type { Response } from 'express';
 import { sendHtml } from '@inventory/core';
 import { BROWSABLE_SCRIPT, BROWSABLE_SCRIPT_HASH } from './browsable-script';
 import { writable, type ActionFields } from './browsable-forms';
-import { escapeHtml } from './html';
+import { escapeHtml } from '@inventory/core';
 import { isHttpUrl, jsonHtml, linkify } from './json-html';
 
 /**

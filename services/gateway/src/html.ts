@@ -5,7 +5,3 @@ import { formatParam, prefersHtml } from './negotiation';
 export function wantsHtml(req: Request): boolean {
   return prefersHtml(req.headers.accept, formatParam(req.originalUrl));
 }
-
-export function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
-}

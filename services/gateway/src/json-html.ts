@@ -1,4 +1,4 @@
-import { escapeHtml } from './html';
+import { escapeHtml } from '@inventory/core';
 
 /** An http(s) URL in text: up to a quote, a backslash (a JSON escape), an angle bracket or white space. */
 const URL_IN_TEXT = /https?:\/\/[^\s"'<>\\]+/g;

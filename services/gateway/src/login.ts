@@ -3,7 +3,7 @@ import { HttpError, ServiceUnavailable } from '@inventory/core';
 import type { Identity } from '@inventory/auth';
 import { CSRF_FIELD, CSRF_PAGE_FAILED } from './csrf';
 import { clientIp } from './forwarded';
-import { escapeHtml } from './html';
+import { escapeHtml } from '@inventory/core';
 import {
   LOGIN_PATH,
   LOGOUT_PATH,

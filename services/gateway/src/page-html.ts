@@ -2,7 +2,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { HttpError, sendHtml, type Logger } from '@inventory/core';
 import type { ServiceClient } from '@inventory/refs';
 import { CSRF_FIELD } from './csrf';
-import { escapeHtml } from './html';
+import { escapeHtml } from '@inventory/core';
 import type { IdentityMinter } from './identity';
 import { sessionOf, type ActiveSession, type Sessions } from './session';
 

@@ -3,7 +3,7 @@ import { ServiceUnavailable } from '@inventory/core';
 import { IDENTITY_HEADER } from '@inventory/auth';
 import { CSRF_PAGE_FAILED, submittedCsrf } from './csrf';
 import { forwardedFor } from './forwarded';
-import { escapeHtml } from './html';
+import { escapeHtml } from '@inventory/core';
 import { locals } from './identity';
 import {
   LOGIN_PATH,

@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import { sendHtml } from '@inventory/core';
+import { escapeHtml, sendHtml } from '@inventory/core';
 import type { QueueDepths } from './queues';
 import type { DeliveryStats, FailedDelivery } from './stats';
 
@@ -28,10 +28,6 @@ export const ADMIN_PATH = '/admin/webhooks/';
 const CSRF_FIELD = 'csrfmiddlewaretoken';
 /** How much of the receiver's answer a row shows (the log keeps 500 characters). */
 const RESPONSE_SHOWN = 300;
-
-export function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
-}
 
 const e = (v: unknown): string => escapeHtml(v === null || v === undefined ? '' : String(v));
 
