@@ -6,7 +6,7 @@ import type { Client, Reply } from './http';
 import { OpenApiChecker } from './openapi-check';
 import { FUZZ_RUNS, SchemaProbe, timed, type Declared, type PassContext } from './probe';
 import { readOptionsTests } from './read-options-check';
-import { crossServiceTests } from './cross-service-check';
+import { crossServiceTests, tagConsistencyTests } from './cross-service-check';
 import type { Stack } from './stack';
 
 type Obj = Record<string, any>;
@@ -309,6 +309,7 @@ export function runModelContract(title: string, o: ContractOptions): void {
     // fields=, omit=, count=false, start= and cursor= pages (read-options-check.ts)
     readOptionsTests(pass);
     crossServiceTests(o, pass);
+    tagConsistencyTests(o, pass);
 
     const long = Math.max(60_000, FUZZ_RUNS * 2_000);
     test('fuzz: when random bodies, queries, ids and headers hit list, detail and bulk endpoints, then nothing answers 5xx and rejected writes change nothing', () => fuzzPass(pass()), long);

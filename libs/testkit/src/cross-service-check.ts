@@ -128,3 +128,35 @@ export function crossServiceTests(
     }
   });
 }
+
+/** Services whose tag projection a contract of this test file checks already (jest loads modules per file). */
+const tagsChecked = new Set<string>();
+
+/**
+ * Tags are extras' objects, shown here from this service's projection of
+ * them: a tag renamed or deleted in extras is renamed on, or gone from, this
+ * model's objects as soon as extras answers, read on a new connection. One
+ * model per service and test file: the projection is the service's, not the
+ * model's.
+ */
+export function tagConsistencyTests(o: { stack: () => Stack; model: ModelDef; service: string }, pass: () => PassContext): void {
+  if (!o.model.tags || o.service === 'extras' || tagsChecked.has(o.service)) return;
+  tagsChecked.add(o.service);
+  test("when a tag of its objects is renamed or deleted in extras, then its objects show that at once", async () => {
+    const ctx = pass();
+    const stack = o.stack();
+    if (!('extras' in stack.urls)) return;
+    const extras = stack.client('extras');
+    const slug = `consistency-${o.model.model}`;
+    const tag = ok(await extras.post('/api/extras/tags/', { name: slug, slug }), 201, 'making the tag').body;
+    const obj = ok(await ctx.api.post(ctx.path, { ...(await ctx.make()), tags: [{ slug }] }), 201, 'an object with the tag').body;
+    const fresh = ctx.api.onNewConnections();
+    for (let round = 1; round <= 2; round++) {
+      ok(await extras.patch(`/api/extras/tags/${tag.id}/`, { name: `${slug} r${round}` }), 200, 'renaming the tag');
+      const seen = ok(await fresh.get(`${ctx.path}${obj.id}/`), 200, 'read after the rename').body;
+      expect([round, seen.tags.map((t: Obj) => t.name)]).toEqual([round, [`${slug} r${round}`]]);
+    }
+    ok(await extras.delete(`/api/extras/tags/${tag.id}/`), 204, 'deleting the tag');
+    expect(ok(await fresh.get(`${ctx.path}${obj.id}/`), 200, 'read after the delete').body.tags).toEqual([]);
+  });
+}
