@@ -7,7 +7,8 @@
  * docker-compose.yml against the compose-spec schema and the same rules,
  * the Dockerfile's stages and entry point, and the environment variables:
  * every one the image's code reads is set or has a default, every one set
- * is read, and README's table lists them all.
+ * is read, and the configuration table (docs/settings.md, linked from
+ * README) lists them all.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -57,7 +58,7 @@ const OPERATOR_SECRETS: Record<string, Record<string, string>> = {
 /**
  * The environment a container gets: its envFrom ConfigMaps and Secrets (the
  * Secret template's blanks as the operator leaves them, INTERNAL_TOKEN_SECRET
- * filled as README asks), then its env, `$(VAR)` references expanded.
+ * filled as docs/deploying.md asks), then its env, `$(VAR)` references expanded.
  */
 function containerEnv(c: any): Record<string, string> {
   const env: Record<string, string> = {};
@@ -342,10 +343,11 @@ describe('environment variables', () => {
     expect([...set].filter((v) => !read.has(v))).toEqual([]);
   });
 
-  test('when README\'s configuration table is read, then it lists every variable the image and the quick start read', () => {
-    const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  test('when the configuration table (docs/settings.md, linked from README) is read, then it lists every variable the image and the quick start read', () => {
+    expect(fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8')).toContain('](docs/settings.md)');
+    const settings = fs.readFileSync(path.join(ROOT, 'docs', 'settings.md'), 'utf8');
     const listed = new Set(
-      readme
+      settings
         .split('\n')
         .filter((l) => l.startsWith('| `'))
         .flatMap((l) => [...l.split('|')[1].matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((m) => m[1])),

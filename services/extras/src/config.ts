@@ -1,6 +1,6 @@
 import { Joi, baseConfigSchema, type BaseConfig } from '@inventory/core';
 
-/** Where image attachments' files live and how large one may be (README: Settings). */
+/** Where image attachments' files live and how large one may be (docs/settings.md). */
 export interface MediaSettings {
   /** Folder of uploaded files (NetBox's MEDIA_ROOT): image attachments go in its `image-attachments/`. */
   MEDIA_ROOT: string;

@@ -1,7 +1,7 @@
 import { Joi, baseConfigSchema, type BaseConfig } from '@inventory/core';
 import { DEFAULT_RETRY_SCHEDULE } from './delivery/topology';
 
-/** The dispatcher's settings (README: Settings). */
+/** The dispatcher's settings (docs/settings.md). */
 export interface DispatchSettings {
   /** Seconds before each retry, comma-separated: `10,60,300,1800,7200`. */
   WEBHOOK_RETRY_SCHEDULE: string;
