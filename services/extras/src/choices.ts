@@ -2,7 +2,7 @@ import type { Express } from 'express';
 import { NotFound, sendJson } from '@inventory/core';
 import { sql, raw } from '@inventory/filtering';
 import { baseUrl, identityOf, parseId, pageLinks, parsePage, requirePermission, type ServiceContext } from '@inventory/rest';
-import { choiceSet } from './models/customfields';
+import { choiceSet } from './models/custom-fields';
 
 /**
  * `GET /api/extras/custom-field-choice-sets/<id>/choices/`: the set's choices as

@@ -2,7 +2,7 @@ import { Cache } from '@inventory/core';
 import { contentType } from '@inventory/refs';
 import { sql, raw } from '@inventory/filtering';
 import { resolveLocal, type CustomFieldDef, type ExtrasApi, type NestedTag, type RefResult, type ServiceContext } from '@inventory/rest';
-import { customField, choiceSet } from './models/customfields';
+import { customField, choiceSet } from './models/custom-fields';
 import { tag } from './models/tags';
 
 /** Extras answers its own questions from its own tables (other services ask over HTTP). */

@@ -1,3 +1,5 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { CONTENT_TYPES, contentType } from '@inventory/refs';
 import type { ModelDef } from '@inventory/rest';
 import { usersModels } from '@inventory/users';
@@ -56,4 +58,13 @@ test.each(declared.map(([service, m]) => [m.label, service, m] as const))('when 
 test('when the catalogue lists a model with an endpoint, then its service declares it (content types are served by extras\' own route)', () => {
   const labels = new Set(declared.map(([, m]) => m.label));
   expect(CONTENT_TYPES.filter((ct) => ct.endpoint && !labels.has(ct.label)).map((ct) => ct.label)).toEqual(['contenttypes.contenttype']);
+});
+
+test('when a service declares its models, then their files are named one way: kebab-case, after the model or the family declared together', () => {
+  const root = path.resolve(__dirname, '../../..');
+  const offending = fs
+    .readdirSync(path.join(root, 'services'))
+    .flatMap((s) => (fs.existsSync(path.join(root, 'services', s, 'src/models')) ? fs.readdirSync(path.join(root, 'services', s, 'src/models')).map((f) => `${s}/${f}`) : []))
+    .filter((f) => !/^[a-z]+\/[a-z0-9]+(-[a-z0-9]+)*\.ts$/.test(f));
+  expect(offending).toEqual([]);
 });

@@ -2,8 +2,8 @@ import { ValidationError } from '@inventory/core';
 import { sql, raw, type FilterDef } from '@inventory/filtering';
 import { defineModel, f, ilike, searchFilter, nestedFor, objectUrl, TENANT_GROUP_HOPS, type ModelDef, type Row, type ServiceContext, type WriteContext } from '@inventory/rest';
 import { CIRCUIT_STATUS } from './choices';
-import { circuitTermination } from './circuitTermination';
-import { providerAccount } from './providerAccount';
+import { circuitTermination } from './circuit-termination';
+import { providerAccount } from './provider-account';
 
 import { circuitReach, terminationFilters } from './termination-filters';
 

@@ -1,9 +1,9 @@
 import { provider } from './provider';
-import { providerAccount } from './providerAccount';
-import { providerNetwork } from './providerNetwork';
-import { circuitType } from './circuitType';
+import { providerAccount } from './provider-account';
+import { providerNetwork } from './provider-network';
+import { circuitType } from './circuit-type';
 import { circuit } from './circuit';
-import { circuitTermination } from './circuitTermination';
+import { circuitTermination } from './circuit-termination';
 
 export { provider, providerAccount, providerNetwork, circuitType, circuit, circuitTermination };
 export { CIRCUIT_STATUS, TERMINATION_SIDE } from './choices';

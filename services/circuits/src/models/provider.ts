@@ -1,7 +1,7 @@
 import { sql, raw, type FilterDef } from '@inventory/filtering';
 import { ValidationError } from '@inventory/core';
 import { defineModel, f, ilike, searchFilter, keyResolver, represent, type ModelDef, type ServiceContext } from '@inventory/rest';
-import { providerAccount } from './providerAccount';
+import { providerAccount } from './provider-account';
 
 import { providerReach, terminationFilters } from './termination-filters';
 

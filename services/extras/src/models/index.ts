@@ -1,12 +1,12 @@
 import { tag } from './tags';
-import { choiceSet, customField } from './customfields';
-import { objectChange } from './objectchanges';
-import { configContext, configTemplate } from './configcontexts';
+import { choiceSet, customField } from './custom-fields';
+import { objectChange } from './object-changes';
+import { configContext, configTemplate } from './config-contexts';
 import { journalEntry } from './journal';
-import { imageAttachment } from './imageattachments';
-import { customLink } from './customlinks';
-import { exportTemplate } from './exporttemplates';
-import { savedFilter } from './savedfilters';
+import { imageAttachment } from './image-attachments';
+import { customLink } from './custom-links';
+import { exportTemplate } from './export-templates';
+import { savedFilter } from './saved-filters';
 import { bookmark } from './bookmarks';
 
 export { tag, choiceSet, customField, objectChange, configContext, configTemplate, journalEntry, imageAttachment };

@@ -4,7 +4,7 @@ import { capture, defineModel, f, keyResolver, noteTouched, projection, type Mod
 import { INTERFACE_MODE } from './choices';
 import { macFilter, normalizeMac } from './mac';
 import { MACHINE_CLUSTER_HOPS } from './scope';
-import { virtualMachine } from './virtualMachines';
+import { virtualMachine } from './virtual-machines';
 
 /** A component's machine: required, deleted with it, `?virtual_machine=<name>`, and the machine's cluster. */
 const machine = () => f.fk('virtualization.virtualmachine', 'CASCADE', { required: true, filterKey: 'name', hops: MACHINE_CLUSTER_HOPS });

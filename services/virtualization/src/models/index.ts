@@ -1,5 +1,5 @@
 import { clusterType, clusterGroup, cluster } from './clusters';
-import { virtualMachine } from './virtualMachines';
+import { virtualMachine } from './virtual-machines';
 import { vmInterface, virtualDisk } from './components';
 
 export { clusterType, clusterGroup, cluster, virtualMachine, vmInterface, virtualDisk };

@@ -3,7 +3,7 @@ import { f, type ModelDef } from '@inventory/rest';
 import { PORT_TYPE } from './component-choices';
 import { blankColor } from './component-template';
 import { component, componentName, componentRow } from './component';
-import { REAR_PORT_POSITIONS_MAX } from './rearPortTemplate';
+import { REAR_PORT_POSITIONS_MAX } from './rear-port-template';
 import { sql, raw } from '@inventory/filtering';
 import { node, retraceThrough } from '../cabling/paths';
 

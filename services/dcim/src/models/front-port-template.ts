@@ -2,7 +2,7 @@ import { ValidationError } from '@inventory/core';
 import { f, type ModelDef } from '@inventory/rest';
 import { PORT_TYPE } from './component-choices';
 import { blankColor, componentTemplate, templateName, templateRow } from './component-template';
-import { REAR_PORT_POSITIONS_MAX, rearPortTemplate } from './rearPortTemplate';
+import { REAR_PORT_POSITIONS_MAX, rearPortTemplate } from './rear-port-template';
 
 export const frontPortTemplate: ModelDef = componentTemplate({
   label: 'dcim.frontporttemplate',

@@ -2,7 +2,7 @@ import { ValidationError } from '@inventory/core';
 import { sql, raw } from '@inventory/filtering';
 import type { ModelDef } from '@inventory/rest';
 import { componentTemplate } from './component-template';
-import { deviceType } from './deviceType';
+import { deviceType } from './device-type';
 
 export const deviceBayTemplate: ModelDef = componentTemplate({
   label: 'dcim.devicebaytemplate',

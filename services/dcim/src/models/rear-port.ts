@@ -4,7 +4,7 @@ import { f, type ModelDef } from '@inventory/rest';
 import { PORT_TYPE } from './component-choices';
 import { blankColor } from './component-template';
 import { component } from './component';
-import { REAR_PORT_POSITIONS_MAX } from './rearPortTemplate';
+import { REAR_PORT_POSITIONS_MAX } from './rear-port-template';
 import { retraceOnUpdate } from '../cabling/cabled';
 
 export const rearPort: ModelDef = component({

@@ -1,7 +1,7 @@
 import { ValidationError } from '@inventory/core';
 import { contentType } from '@inventory/refs';
 import { contentTypesIdFilter, defineModel, f, type ModelDef } from '@inventory/rest';
-import { syncedData, syncedDataFilters } from './configcontexts';
+import { syncedData, syncedDataFilters } from './config-contexts';
 
 /** Any model with a list endpoint can be exported (NetBox's ExportTemplatesMixin is on nearly every model). */
 const exportable = (label: string) => !!contentType(label)?.endpoint && !label.startsWith('contenttypes.');

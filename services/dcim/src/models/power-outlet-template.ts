@@ -2,7 +2,7 @@ import { ValidationError } from '@inventory/core';
 import { f, type ModelDef } from '@inventory/rest';
 import { FEED_LEG, POWER_OUTLET_TYPE } from './component-choices';
 import { componentTemplate, sameOwner, templateName, templateRow } from './component-template';
-import { powerPortTemplate } from './powerPortTemplate';
+import { powerPortTemplate } from './power-port-template';
 
 export const powerOutletTemplate: ModelDef = componentTemplate({
   label: 'dcim.poweroutlettemplate',
