@@ -1,5 +1,5 @@
 import { Joi, baseConfigSchema, parseServiceUrls } from '@inventory/core';
-import { TrustedProxies } from './forwarded';
+import { TrustedProxies } from './forwarding/forwarded';
 
 /** What the gateway reads from the environment (once, at start, with readConfig). */
 export interface GatewayConfig {

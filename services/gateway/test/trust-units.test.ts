@@ -2,8 +2,8 @@ import type { IncomingMessage } from 'node:http';
 import { createLogger } from '@inventory/core';
 import type { ServiceClient } from '@inventory/refs';
 import { TokenVerifier } from '@inventory/gateway';
-import { TrustedProxies, clientIp, forwardedFor, identifyClient } from '../src/forwarded';
-import { parseCookies, serializeCookie } from '../src/session';
+import { TrustedProxies, clientIp, forwardedFor, identifyClient } from '../src/forwarding/forwarded';
+import { parseCookies, serializeCookie } from '../src/auth/session';
 
 /** Pure logic: the token cache's generation rule, cookies, and who the client is. */
 

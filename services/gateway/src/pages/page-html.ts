@@ -1,10 +1,10 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { HttpError, sendHtml, type Logger } from '@inventory/core';
 import type { ServiceClient } from '@inventory/refs';
-import { CSRF_FIELD } from './csrf';
+import { CSRF_FIELD } from '../auth/csrf';
 import { escapeHtml } from '@inventory/core';
-import type { IdentityMinter } from './identity';
-import { sessionOf, type ActiveSession, type Sessions } from './session';
+import type { IdentityMinter } from '../auth/identity';
+import { sessionOf, type ActiveSession, type Sessions } from '../auth/session';
 
 /**
  * Building blocks of the gateway's own server-rendered pages (no front-end build): sign-in,

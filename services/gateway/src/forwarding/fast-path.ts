@@ -1,14 +1,14 @@
 import type { RequestListener, ServerResponse } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import { HttpError, SERVER_ERROR, sendJson, type HttpMetrics, type Logger } from '@inventory/core';
-import { requireWritable } from './auth';
+import { requireWritable } from '../auth/auth';
 import { beginRequest } from './request-id';
 import { clientIp, identifyClient, type TrustedProxies } from './forwarded';
-import type { GatewayLocals } from './identity';
+import type { GatewayLocals } from '../auth/identity';
 import type { ServiceProxies } from './proxy';
-import { formatParam, prefersHtml } from './negotiation';
+import { formatParam, prefersHtml } from '../pages/negotiation';
 import { routeFor } from './routing';
-import { parseAuthorization, type TokenVerifier } from './tokens';
+import { parseAuthorization, type TokenVerifier } from '../auth/tokens';
 
 const PROVISION_PATH = '/api/users/tokens/provision/';
 

@@ -1,10 +1,10 @@
 import type { Express, Request, Response } from 'express';
 import { ServiceUnavailable } from '@inventory/core';
 import { IDENTITY_HEADER } from '@inventory/auth';
-import { CSRF_PAGE_FAILED, submittedCsrf } from './csrf';
-import { forwardedFor } from './forwarded';
+import { CSRF_PAGE_FAILED, submittedCsrf } from '../auth/csrf';
+import { forwardedFor } from '../forwarding/forwarded';
 import { escapeHtml } from '@inventory/core';
-import { locals } from './identity';
+import { locals } from '../auth/identity';
 import {
   LOGIN_PATH,
   TOKENS_PATH,
@@ -21,7 +21,7 @@ import {
   sendPage,
   type PageDeps,
 } from './page-html';
-import type { ActiveSession } from './session';
+import type { ActiveSession } from '../auth/session';
 
 const USERS_TIMEOUT_MS = 10_000;
 /** More tokens than anybody keeps; the page lists one page of them. */

@@ -5,8 +5,8 @@ import { Cache, HttpError, ServiceUnavailable, type Logger } from '@inventory/co
 import type { Identity } from '@inventory/auth';
 import type { ServiceClient } from '@inventory/refs';
 import { CsrfTokens, safeEqual } from './csrf';
-import { forwardedFor } from './forwarded';
-import { withTimeout } from './timeout';
+import { forwardedFor } from '../forwarding/forwarded';
+import { withTimeout } from '../forwarding/timeout';
 
 /**
  * Browser sessions for the browsable API and the gateway's own pages.

@@ -1,7 +1,7 @@
 import { Cache, type Loaded, type Logger } from '@inventory/core';
 import type { ServiceClient } from '@inventory/refs';
 import { NETBOX_VERSION } from './status';
-import { withTimeout } from './timeout';
+import { withTimeout } from '../forwarding/timeout';
 import { EVENTS_EXCHANGE } from '@inventory/events';
 
 type Json = Record<string, unknown>;

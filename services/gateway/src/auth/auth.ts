@@ -3,9 +3,9 @@ import { NotAuthenticated, PermissionDenied } from '@inventory/core';
 import type { Identity } from '@inventory/auth';
 import { csrfFailed, submittedCsrf } from './csrf';
 import { ANONYMOUS, locals } from './identity';
-import { clientIp } from './forwarded';
+import { clientIp } from '../forwarding/forwarded';
 import { parseAuthorization, type TokenVerifier } from './tokens';
-import { ROOT_AREAS } from './routing';
+import { ROOT_AREAS } from '../forwarding/routing';
 import type { Sessions } from './session';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);

@@ -4,7 +4,7 @@ import { createProxyMiddleware, type RequestHandler } from 'http-proxy-middlewar
 import { IDENTITY_HEADER } from '@inventory/auth';
 import { DEFAULT_MAX_BODY_SIZE, PayloadTooLarge, type Logger } from '@inventory/core';
 import { clientIp, forwardedFor } from './forwarded';
-import { locals, type IdentityMinter } from './identity';
+import { locals, type IdentityMinter } from '../auth/identity';
 
 /**
  * Client headers a service must never see: credentials stay at the edge (the

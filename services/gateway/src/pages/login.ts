@@ -1,8 +1,8 @@
 import type { Express, Request, Response } from 'express';
 import { HttpError, ServiceUnavailable } from '@inventory/core';
 import type { Identity } from '@inventory/auth';
-import { CSRF_FIELD, CSRF_PAGE_FAILED } from './csrf';
-import { clientIp } from './forwarded';
+import { CSRF_FIELD, CSRF_PAGE_FAILED } from '../auth/csrf';
+import { clientIp } from '../forwarding/forwarded';
 import { escapeHtml } from '@inventory/core';
 import {
   LOGIN_PATH,
@@ -19,7 +19,7 @@ import {
   sendPage,
   type PageDeps,
 } from './page-html';
-import { withTimeout } from './timeout';
+import { withTimeout } from '../forwarding/timeout';
 
 /** The users service's answer to bad credentials (also NetBox's text). */
 export const INVALID_LOGIN = 'Invalid username/password';

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { Cache, HttpError, PermissionDenied, ServiceUnavailable, type Logger } from '@inventory/core';
 import type { Identity } from '@inventory/auth';
 import type { ServiceClient } from '@inventory/refs';
-import { withTimeout } from './timeout';
+import { withTimeout } from '../forwarding/timeout';
 
 /** What the Authorization header holds, read the way DRF's TokenAuthentication reads it. */
 export type Credentials = { kind: 'none' } | { kind: 'token'; key: string };

@@ -1,4 +1,4 @@
-import { API_VERSION } from './status';
+import { API_VERSION } from '../endpoints/status';
 import { isObject } from './browsable-forms';
 
 /** How the browsable page names and describes what it shows (pure: from the path, the OPTIONS body and the answer's headers). */

@@ -1,8 +1,8 @@
 import type { Express } from 'express';
 import type { ServiceClient } from '@inventory/refs';
-import type { BrowsableApi } from './browsable';
+import type { BrowsableApi } from '../pages/browsable';
 import { ownRoute } from './methods';
-import { withTimeout } from './timeout';
+import { withTimeout } from '../forwarding/timeout';
 
 export const NETBOX_VERSION = '3.7.8';
 /** major.minor, as NetBox sends it; clients split it into exactly two parts. */

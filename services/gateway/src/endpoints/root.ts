@@ -1,14 +1,14 @@
 import type { Express, NextFunction, Request, Response } from 'express';
 import { HttpError, NotAuthenticated, PermissionDenied, ServiceUnavailable } from '@inventory/core';
-import { baseUrl } from './forwarded';
-import type { BrowsableApi } from './browsable';
-import { titleOf } from './browsable-view';
-import { wantsHtml } from './html';
-import { locals, type IdentityMinter } from './identity';
-import type { ServiceProxies } from './proxy';
-import { ROOT_AREAS, areaContributors, type Route } from './routing';
+import { baseUrl } from '../forwarding/forwarded';
+import type { BrowsableApi } from '../pages/browsable';
+import { titleOf } from '../pages/browsable-view';
+import { wantsHtml } from '../pages/html';
+import { locals, type IdentityMinter } from '../auth/identity';
+import type { ServiceProxies } from '../forwarding/proxy';
+import { ROOT_AREAS, areaContributors, type Route } from '../forwarding/routing';
 import { ownRoute } from './methods';
-import { onBehalfOf } from './service-call';
+import { onBehalfOf } from '../forwarding/service-call';
 
 const AREA_MAP_TIMEOUT_MS = 10_000;
 

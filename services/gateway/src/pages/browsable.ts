@@ -3,11 +3,11 @@ import { HttpError, PayloadTooLarge, TooManyRequests } from '@inventory/core';
 import { actionFields, editableCopy, isObject, postTemplate } from './browsable-forms';
 import { renderBrowsable, sendBrowsable, type BrowsableForms, type BrowsableView } from './browsable-page';
 import { wantsHtml } from './html';
-import type { IdentityMinter } from './identity';
+import type { IdentityMinter } from '../auth/identity';
 import { navHtml, pathPrefix, safeNext } from './page-html';
-import { callService, onBehalfOf, type ServiceAnswer } from './service-call';
-import { sessionOf } from './session';
-import { API_VERSION } from './status';
+import { callService, onBehalfOf, type ServiceAnswer } from '../forwarding/service-call';
+import { sessionOf } from '../auth/session';
+import { API_VERSION } from '../endpoints/status';
 import { breadcrumbs, endpointName, pathKind, queryOf, shownHeaders, titleOf, withoutFormat } from './browsable-view';
 
 /**

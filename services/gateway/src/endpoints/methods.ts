@@ -1,8 +1,8 @@
 import type { Express, Request, Response } from 'express';
 import { MethodNotAllowed } from '@inventory/core';
-import type { BrowsableApi } from './browsable';
-import { titleOf } from './browsable-view';
-import { wantsHtml } from './html';
+import type { BrowsableApi } from '../pages/browsable';
+import { titleOf } from '../pages/browsable-view';
+import { wantsHtml } from '../pages/html';
 
 /** Returns the JSON answer (sent as JSON, or as the browsable page to a browser), or sends the response itself and returns nothing. */
 type Handler = (req: Request, res: Response) => unknown;

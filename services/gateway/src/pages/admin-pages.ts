@@ -1,14 +1,14 @@
 import type { Express, NextFunction, Request, RequestHandler, Response } from 'express';
 import { HttpError, NotAuthenticated, NotFound, PermissionDenied } from '@inventory/core';
 import { PAGE_CSRF_HEADER, isStaff } from '@inventory/auth';
-import { authenticate } from './auth';
+import { authenticate } from '../auth/auth';
 import { wantsHtml } from './html';
-import { locals } from './identity';
+import { locals } from '../auth/identity';
 import { LOGIN_PATH, errorMessages, errorPage, formBody, pathPrefix } from './page-html';
-import type { ServiceProxies } from './proxy';
-import { hasDotSegments } from './routing';
-import { sessionOf, type Sessions } from './session';
-import type { TokenVerifier } from './tokens';
+import type { ServiceProxies } from '../forwarding/proxy';
+import { hasDotSegments } from '../forwarding/routing';
+import { sessionOf, type Sessions } from '../auth/session';
+import type { TokenVerifier } from '../auth/tokens';
 
 /** Admin pages that a service renders (its own data, its own HTML), by path prefix → the owning service. */
 export const ADMIN_PAGES: Readonly<Record<string, string>> = { '/admin/webhooks/': 'webhooks' };

@@ -2,7 +2,7 @@ import type { Request, Response } from 'express';
 import { IDENTITY_HEADER } from '@inventory/auth';
 import { ServiceUnavailable } from '@inventory/core';
 import { clientIp, forwardedFor } from './forwarded';
-import { locals, type IdentityMinter } from './identity';
+import { locals, type IdentityMinter } from '../auth/identity';
 
 /** As long as the proxy lets a service take (proxy.ts). */
 const CALL_TIMEOUT_MS = 120_000;

@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import { routePattern, type HttpMetrics, type Logger } from '@inventory/core';
-import { locals } from './identity';
+import { locals } from '../auth/identity';
 import { routeFor } from './routing';
-import { API_VERSION } from './status';
+import { API_VERSION } from '../endpoints/status';
 
 /**
  * Every request gets a fresh UUID v4 (a client-supplied X-Request-ID is
