@@ -1,21 +1,9 @@
+import { SITE_SCOPE_HOPS } from '@inventory/refs';
 import { ValidationError } from '@inventory/core';
 import { sql, raw, type FilterDef } from '@inventory/filtering';
-import { defineModel, f, ilike, searchFilter, type Hop, type ModelDef, type Row, type ServiceContext } from '@inventory/rest';
+import { defineModel, f, ilike, searchFilter, type ModelDef, type Row, type ServiceContext } from '@inventory/rest';
 import { TERMINATION_SIDE } from './choices';
 import { CABLE_READS, cableFields, cableFilters, decorateCableEnds } from './cable-ends';
-
-/**
- * The site's region and group, reached from a termination's site: not
- * filters of terminations (NetBox has none: they are skipped below), but
- * what makes this service keep regions and site groups, with the sites'
- * keys indexed, for the Site-scope filters of circuits and providers.
- */
-const SITE_SCOPE_HOPS: Hop[] = [
-  { name: 'region', via: 'region', to: 'dcim.region', key: 'slug', tree: true },
-  { name: 'region_id', via: 'region', to: 'dcim.region', key: 'id', tree: true },
-  { name: 'site_group', via: 'group', to: 'dcim.sitegroup', key: 'slug', tree: true },
-  { name: 'site_group_id', via: 'group', to: 'dcim.sitegroup', key: 'id', tree: true },
-];
 
 /**
  * A circuit's end. Its cable fields (`cable`, `cable_end`, `link_peers`,

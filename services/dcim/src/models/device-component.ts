@@ -1,7 +1,7 @@
 import { ValidationError } from '@inventory/core';
 import { sql, raw, type FilterDef } from '@inventory/filtering';
 import { f, searchFilter, keyResolver, type FieldDef, type Row, type ServiceContext, type WriteContext } from '@inventory/rest';
-import { SITE_SCOPE_HOPS } from './site-scope';
+import { SITE_SCOPE_HOPS } from '@inventory/refs';
 
 /** A device component's owner: required, deleted with the device; filters by device name too. */
 export const componentDevice = (): FieldDef => f.fk('dcim.device', 'CASCADE', { required: true, filterKey: 'name' });

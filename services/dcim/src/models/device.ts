@@ -1,7 +1,7 @@
 import { sql, raw, or, type FilterDef } from '@inventory/filtering';
 import { defineModel, f, searchFilter, ids, keyResolver, relatedId, treeIds, TENANT_GROUP_HOPS, type ModelDef, type Row, type ServiceContext } from '@inventory/rest';
 import { DEVICE_AIRFLOW, DEVICE_FACE, DEVICE_STATUS } from './choices';
-import { SITE_SCOPE_HOPS } from './site-scope';
+import { SITE_SCOPE_HOPS } from '@inventory/refs';
 import { checkDevice, deviceDefaults, moveChildren } from './device-rules';
 import { instantiateComponents } from './instantiate';
 import { decorateDevices } from './device-decorate';

@@ -3,7 +3,7 @@ import { sql, raw } from '@inventory/filtering';
 import { capture, defineModel, f, noteTouched, TENANT_GROUP_HOPS, type ModelDef, type Row, type WriteContext } from '@inventory/rest';
 import { LOCATION_STATUS } from './choices';
 import { site } from './site';
-import { SITE_SCOPE_HOPS } from './site-scope';
+import { SITE_SCOPE_HOPS } from '@inventory/refs';
 
 export const location: ModelDef = defineModel({
   label: 'dcim.location',

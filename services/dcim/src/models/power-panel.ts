@@ -1,7 +1,7 @@
 import { ValidationError } from '@inventory/core';
 import { sql, raw } from '@inventory/filtering';
 import { defineModel, f, type ModelDef } from '@inventory/rest';
-import { SITE_SCOPE_HOPS } from './site-scope';
+import { SITE_SCOPE_HOPS } from '@inventory/refs';
 
 export const powerPanel: ModelDef = defineModel({
   label: 'dcim.powerpanel',

@@ -4,7 +4,7 @@ import { defineModel, f, TENANT_GROUP_HOPS, type ModelDef, type Row, type WriteC
 import { RACK_DIMENSION_UNIT, RACK_STATUS, RACK_TYPE, RACK_WIDTH, WEIGHT_UNIT } from './choices';
 import { location } from './location';
 import { site } from './site';
-import { SITE_SCOPE_HOPS } from './site-scope';
+import { SITE_SCOPE_HOPS } from '@inventory/refs';
 
 /** NetBox's RACK_U_HEIGHT_MAX. */
 export const RACK_U_HEIGHT_MAX = 100;

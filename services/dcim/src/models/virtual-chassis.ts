@@ -1,7 +1,7 @@
 import { ValidationError } from '@inventory/core';
 import { sql, raw } from '@inventory/filtering';
 import { capture, defineModel, f, searchFilter, keyResolver, noteTouched, type ModelDef, type Row, type WriteContext } from '@inventory/rest';
-import { SITE_SCOPE_HOPS } from './site-scope';
+import { SITE_SCOPE_HOPS } from '@inventory/refs';
 import { device } from './device';
 
 /** NetBox's VirtualChassis (§2.23). */

@@ -1,4 +1,5 @@
-import { defineModel, f, networkText, TENANT_GROUP_HOPS, type Hop, type ModelDef } from '@inventory/rest';
+import { SITE_SCOPE_HOPS } from '@inventory/refs';
+import { defineModel, f, networkText, TENANT_GROUP_HOPS, type ModelDef } from '@inventory/rest';
 import { aggregateFilters, addressFilters, prefixFilters, rangeFilters } from './addressing-filters';
 import {
   checkAddress,
@@ -27,14 +28,6 @@ const vrf = () => f.fk('ipam.vrf', 'PROTECT', { nullable: true, filterKey: 'rd',
 const role = () => f.fk('ipam.role', 'SET_NULL');
 /** `family` (4 or 6) is computed from the address: `{value, label}` in full, the bare integer in brief and nested forms. */
 const family = () => f.json({ readOnly: true, virtual: true, orderable: false });
-
-/** A site's region and group, with descendants (through ipam's projections of dcim's sites, regions and site groups). */
-const SITE_HOPS: Hop[] = [
-  { name: 'region', via: 'region', to: 'dcim.region', key: 'slug', tree: true },
-  { name: 'region_id', via: 'region', to: 'dcim.region', key: 'id', tree: true },
-  { name: 'site_group', via: 'group', to: 'dcim.sitegroup', key: 'slug', tree: true },
-  { name: 'site_group_id', via: 'group', to: 'dcim.sitegroup', key: 'id', tree: true },
-];
 
 /** An aggregate: a block of address space a RIR allocated; aggregates never overlap. */
 export const aggregate: ModelDef = defineModel({
@@ -71,7 +64,7 @@ export const prefix: ModelDef = defineModel({
   fields: {
     family: family(),
     prefix: f.cidr({ required: true, zeroMask: 'Cannot create prefix with /0 mask.' }),
-    site: f.fk('dcim.site', 'PROTECT', { nullable: true, hops: SITE_HOPS }),
+    site: f.fk('dcim.site', 'PROTECT', { nullable: true, hops: SITE_SCOPE_HOPS }),
     vrf: vrf(),
     tenant: tenant(),
     // filters `vlan_id` (here) and `vlan_vid` (addressing-filters.ts)

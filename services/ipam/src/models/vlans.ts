@@ -1,3 +1,4 @@
+import { SITE_SCOPE_HOPS } from '@inventory/refs';
 import { ValidationError } from '@inventory/core';
 import { sql, raw, type FilterDef, type Sql } from '@inventory/filtering';
 import {
@@ -8,7 +9,6 @@ import {
   projection,
   searchFilter,
   TENANT_GROUP_HOPS,
-  type Hop,
   type ModelDef,
   type Row,
   type ServiceContext,
@@ -111,21 +111,13 @@ function scopeFilters(ctx: ServiceContext): FilterDef[] {
   }));
 }
 
-/** A VLAN's site's region and group, at any depth (through the projections of dcim's sites, regions and site groups). */
-const SITE_HOPS: Hop[] = [
-  { name: 'region', via: 'region', to: 'dcim.region', key: 'slug', tree: true },
-  { name: 'region_id', via: 'region', to: 'dcim.region', key: 'id', tree: true },
-  { name: 'site_group', via: 'group', to: 'dcim.sitegroup', key: 'slug', tree: true },
-  { name: 'site_group_id', via: 'group', to: 'dcim.sitegroup', key: 'id', tree: true },
-];
-
 /** A layer-two network: a VID, unique inside its group (if any). */
 export const vlan: ModelDef = defineModel({
   label: 'ipam.vlan',
   endpoint: 'vlans',
   verboseName: 'VLAN',
   fields: {
-    site: f.fk('dcim.site', 'PROTECT', { nullable: true, hops: SITE_HOPS }),
+    site: f.fk('dcim.site', 'PROTECT', { nullable: true, hops: SITE_SCOPE_HOPS }),
     group: f.fk('ipam.vlangroup', 'PROTECT', { nullable: true }),
     vid: f.integer({ required: true, min: VID_MIN, max: VID_MAX, label: 'VLAN ID' }),
     name: f.name(64),

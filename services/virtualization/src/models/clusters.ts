@@ -2,7 +2,7 @@ import { ValidationError } from '@inventory/core';
 import { sql } from '@inventory/filtering';
 import { defineModel, f, projection, TENANT_GROUP_HOPS, type ModelDef, type Row, type WriteContext } from '@inventory/rest';
 import { CLUSTER_STATUS } from './choices';
-import { SITE_SCOPE_HOPS } from './scope';
+import { SITE_SCOPE_HOPS } from '@inventory/refs';
 
 export const clusterType: ModelDef = defineModel({
   label: 'virtualization.clustertype',

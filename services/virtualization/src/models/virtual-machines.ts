@@ -3,7 +3,8 @@ import { sql, raw, type Sql } from '@inventory/filtering';
 import { defineModel, f, searchFilter, ids, projection, relatedId, treeIds, TENANT_GROUP_HOPS, type ModelDef, type Row, type ServiceContext, type WriteContext } from '@inventory/rest';
 import { VIRTUAL_MACHINE_STATUS } from './choices';
 import { macFilter } from './mac';
-import { CLUSTER_HOPS, SITE_SCOPE_HOPS } from './scope';
+import { SITE_SCOPE_HOPS } from '@inventory/refs';
+import { CLUSTER_HOPS } from './scope';
 
 /** PositiveIntegerField's upper bound. */
 const POSITIVE_INT_MAX = 2147483647;
