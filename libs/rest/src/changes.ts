@@ -4,12 +4,10 @@ import type { Queryable } from './db';
 import { columnOf } from './fields';
 import { isoDateTime } from './format';
 import { networkText } from './network';
-import type { ModelDef } from './model';
+import type { ModelDef, ServiceContext, Change, Row, Touched, WriteContext } from './model';
 import { fetchByIds } from './query';
-import type { ServiceContext } from './registry';
 import { referenceOf } from './reference';
 import { linkedIds, represent } from './serialize';
-import type { Change, Row, Touched, WriteContext } from './types';
 
 /**
  * The change records of a write, made inside its transaction: each touched

@@ -1,10 +1,8 @@
 import { type Sql, sql, raw, ident, join, quoteIdent } from '@inventory/filtering';
 import type { Queryable } from './db';
-import type { ModelDef } from './model';
+import { CONFIG_CONTEXT_CRITERIA, type ConfigContextCriterion, type ModelDef, type ServiceContext, type Row } from './model';
 import { projectedModels, projection } from './projections';
-import type { ServiceContext } from './registry';
 import { TAGGED_ITEM_TABLE } from './schema';
-import type { Row } from './types';
 
 /**
  * Config contexts on the objects that have them (devices, virtual machines):
@@ -15,74 +13,8 @@ import type { Row } from './types';
  * (docs/decisions/013-config-context-merge.md).
  */
 
-/** NetBox's assignment criteria of a config context, each an m2m of the config context. */
-export const CONFIG_CONTEXT_CRITERIA = [
-  'regions',
-  'site_groups',
-  'sites',
-  'locations',
-  'device_types',
-  'roles',
-  'platforms',
-  'cluster_types',
-  'cluster_groups',
-  'clusters',
-  'tenant_groups',
-  'tenants',
-  'tags',
-] as const;
-
-export type ConfigContextCriterion = (typeof CONFIG_CONTEXT_CRITERIA)[number];
-
 /** The model of config contexts (extras), projected into every service whose models have one. */
 export const CONFIG_CONTEXT_LABEL = 'extras.configcontext';
-
-/**
- * A device, for example (dcim: sites, regions, site groups, locations, types,
- * roles and platforms are local; clusters, tenants and tenant groups are
- * projected), with `local_context_data: f.json({ nullable: true, shape: 'object' })`
- * among its fields:
- *
- *     configContext: {
- *       reads: ['virtualization.cluster', 'tenancy.tenantgroup'],
- *       criteria: (ctx) => ({
- *         regions: treeIds(ctx, 'dcim.region', relatedId(ctx, 'dcim.site', sql`t.site_id`, 'region')),
- *         site_groups: treeIds(ctx, 'dcim.sitegroup', relatedId(ctx, 'dcim.site', sql`t.site_id`, 'group')),
- *         sites: ids(sql`t.site_id`),
- *         locations: treeIds(ctx, 'dcim.location', sql`t.location_id`),
- *         device_types: ids(sql`t.device_type_id`),
- *         roles: ids(sql`t.role_id`),
- *         platforms: ids(sql`t.platform_id`),
- *         cluster_types: ids(relatedId(ctx, 'virtualization.cluster', sql`t.cluster_id`, 'type')),
- *         cluster_groups: ids(relatedId(ctx, 'virtualization.cluster', sql`t.cluster_id`, 'group')),
- *         clusters: ids(sql`t.cluster_id`),
- *         tenant_groups: treeIds(ctx, 'tenancy.tenantgroup', relatedId(ctx, 'tenancy.tenant', sql`t.tenant_id`, 'group')),
- *         tenants: ids(sql`t.tenant_id`),
- *         // tags: the device's own, by default
- *       }),
- *     },
- *
- * `config_context` then sits just before `local_context_data`, NetBox's
- * device order; a virtual machine says `after: 'custom_fields'`.
- */
-export interface ConfigContextDef {
-  /**
-   * Per row (alias `t`), a `bigint[]` SQL expression of the ids the row
-   * matches for each criterion (`sites: ids(sql\`t.site_id\`)`, `regions`:
-   * the site's region and its ancestors, see `treeIds`). A context with no
-   * object in a criterion matches every row; one with objects matches rows
-   * whose ids share one with them. A criterion the model does not name is not
-   * checked (NetBox checks device types and locations on devices only).
-   * `tags`, when not named, is the object's own tags if the model has tags.
-   */
-  criteria: (ctx: ServiceContext) => Partial<Record<ConfigContextCriterion, Sql>>;
-  /** Models of other services the criteria read (kept as projections): e.g. `dcim.region` for a VM's site's region. */
-  reads?: string[];
-  /** The JSON field merged on top of the contexts; default `local_context_data`. */
-  local?: string;
-  /** The key `config_context` follows in the full representation; default the key just before `local`. */
-  after?: string;
-}
 
 /** The key of the computed value in the representation. */
 export const CONFIG_CONTEXT_KEY = 'config_context';

@@ -3,14 +3,12 @@ import { BadRequest, HttpError, NotFound, sendJson } from '@inventory/core';
 import { sql, raw } from '@inventory/filtering';
 import { renderJinja, TemplateRenderError } from '@inventory/templates';
 import type { Queryable } from './db';
-import type { ModelDef } from './model';
+import type { ModelDef, ServiceContext, Row } from './model';
 import { projectedModels, projection } from './projections';
 import { fetchByIds } from './query';
-import type { ServiceContext } from './registry';
 import { resolveRefs } from './relations';
 import { identityOf, parseId, requirePermission } from './request';
 import { nestedFor, represent } from './serialize';
-import type { Row } from './types';
 import { baseUrl } from './urls';
 
 /**

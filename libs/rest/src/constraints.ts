@@ -1,8 +1,7 @@
 import { type Sql, sql, raw, ident, and, or, likeEscape } from '@inventory/filtering';
 import { fieldOf } from './fields';
-import type { ModelDef } from './model';
+import type { ModelDef, ServiceContext } from './model';
 import { projectedModels, projection } from './projections';
-import type { ServiceContext } from './registry';
 
 const LOOKUPS = new Set(['exact', 'iexact', 'in', 'gt', 'gte', 'lt', 'lte', 'isnull', 'contains', 'icontains', 'startswith', 'istartswith', 'endswith', 'iendswith', 'n']);
 

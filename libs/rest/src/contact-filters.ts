@@ -1,9 +1,8 @@
 import { ValidationError } from '@inventory/core';
 import { type FilterDef, sql } from '@inventory/filtering';
-import { keyResolver } from './filters';
-import type { ModelDef } from './model';
+import { keyResolver } from './lookup-source';
+import type { ModelDef, ServiceContext } from './model';
 import { projection } from './projections';
-import type { ServiceContext } from './registry';
 
 /** The tenancy models NetBox's Contacts filters go through, kept by every other service whose models have contacts. */
 export const CONTACT_LABELS = { assignment: 'tenancy.contactassignment', contact: 'tenancy.contact', group: 'tenancy.contactgroup' } as const;

@@ -2,8 +2,7 @@ import { ValidationError } from '@inventory/core';
 import type { Identity } from '@inventory/auth';
 import { sql, raw, type Sql } from '@inventory/filtering';
 import { capture } from './changes';
-import type { ModelDef } from './model';
-import type { ServiceContext } from './registry';
+import type { ModelDef, ServiceContext } from './model';
 import { runChange } from './unit-of-work';
 
 /** What a custom field edit does to stored values (NetBox: defaults written, keys removed or renamed). */

@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import { PreconditionFailed } from '@inventory/core';
-import type { Row } from './types';
+import type { Row } from './model';
 
 /**
  * Object versions (beyond NetBox 3.7; NetBox added ETags in 4.6): every table

@@ -3,12 +3,10 @@ import { HttpError, NotFound } from '@inventory/core';
 import { type Sql, sql, raw, join } from '@inventory/filtering';
 import { PyObject, renderJinja, TemplateRenderError } from '@inventory/templates';
 import type { FieldSelection } from './field-selection';
-import type { ModelDef } from './model';
+import type { ModelDef, ServiceContext, Row } from './model';
 import { projection, projectedTextList } from './projections';
 import { countColumns, fetchByIds } from './query';
-import type { ServiceContext } from './registry';
 import { fieldsFor, represent, type Mode } from './serialize';
-import type { Row } from './types';
 
 /**
  * `?export=` on every list: the whole filtered, ordered list (every page,

@@ -1,5 +1,4 @@
-import type { Row } from './types';
-import type { ModelDef } from './model';
+import type { Row, ModelDef } from './model';
 
 /**
  * Which keys of an object's full representation a read shows: NetBox 4.x's

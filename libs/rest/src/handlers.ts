@@ -5,18 +5,15 @@ import { buildFilter, sql, raw, and, type Sql } from '@inventory/filtering';
 import type { Tx } from './db';
 import { checkIfMatch, etagOf } from './etag';
 import { cachedFilters } from './filters';
-import type { ModelDef } from './model';
+import type { ModelDef, ServiceContext, Row, WriteContext } from './model';
 import { optionsBody } from './options';
 import { pageLinks, parsePage } from './pagination';
 import { fetchByIds, fetchPage, orderBy } from './query';
-import type { ServiceContext } from './registry';
-import { authorize } from '@inventory/auth';
 import { identityOf, ignoredHeader, modeOf, parseId, requestUrl, requirePermission, wantsBrief } from './request';
 import { represent } from './serialize';
 import { CONFIG_CONTEXT_KEY, excludesConfigContext } from './config-context';
 import { READ_OPTION_PARAMS, listWithOptions, parseFieldSelection, parseReadOptions, readOne } from './read-options';
 import { capture } from './changes';
-import type { Row, WriteContext } from './types';
 import { checkRemoteProtected, warmReferences, type Reserved } from './referrers';
 import { runWrite, type Respond, type WriteResult } from './unit-of-work';
 import { baseUrl } from './urls';
@@ -24,6 +21,7 @@ import { notADict, prepare, insertMany, update, remove, type Prepared } from './
 import { uniqueErrors } from './unique';
 import { exportTarget, sendExport } from './export';
 import { LIST_ACTION_PARAMS, withSavedFilters } from './saved-filters';
+import { authorize } from '@inventory/auth';
 
 /** One handler per verb of a model's list and detail endpoints; each write runs in `runWrite`. */
 export interface ModelHandlers {

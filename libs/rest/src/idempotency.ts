@@ -4,7 +4,8 @@ import { BadRequest, UnprocessableEntity } from '@inventory/core';
 import type { Identity } from '@inventory/auth';
 import { sql, raw } from '@inventory/filtering';
 import type { Tx } from './db';
-import type { ServiceContext } from './registry';
+import { IDEMPOTENCY_TABLE } from './schema';
+import type { ServiceContext } from './model';
 
 /**
  * Safe retries (beyond NetBox): a write sent with `Idempotency-Key` is
@@ -15,7 +16,6 @@ import type { ServiceContext } from './registry';
  * gets its answer; the same key with another request is a 422. A write that
  * failed left no row (its transaction rolled back), so its repeat runs again.
  */
-export const IDEMPOTENCY_TABLE = '_idempotency_key';
 const KEY = /^[\x21-\x7e]{1,255}$/;
 
 /**

@@ -1,8 +1,7 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { ValidationError } from '@inventory/core';
 import { Sql, sql, raw, join, or } from '@inventory/filtering';
-import type { ModelDef } from './model';
-import type { ServiceContext } from './registry';
+import type { ModelDef, ServiceContext } from './model';
 import { attributesOf } from './schema';
 
 /**

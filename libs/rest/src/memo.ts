@@ -1,4 +1,4 @@
-import type { WriteContext } from './types';
+import type { WriteContext } from './model';
 
 /** Runs a lookup once per request for the same key (a bulk write names the same objects again and again). */
 export function memo<T>(wctx: WriteContext, key: string, fn: () => Promise<T>): Promise<T> {

@@ -1,10 +1,154 @@
-import type { Identity } from '@inventory/auth';
+import type { Logger, Metrics } from '@inventory/core';
+import type { Identity, PermissionSettings } from '@inventory/auth';
 import type { FilterDef, Sql } from '@inventory/filtering';
+import type { ServiceClient } from '@inventory/refs';
 import type { FieldDef } from './fields';
-import type { Change, Row, Touched, WriteContext } from './types';
-import type { ServiceContext } from './registry';
-import type { Queryable } from './db';
-import type { ConfigContextDef } from './config-context';
+import type { Db, Queryable, Tx } from './db';
+import type { ConsistencyGate } from './consistency';
+import type { ExtrasApi } from './features';
+
+/**
+ * The declaration of a model and the types every part of the engine shares
+ * (rows, the service's context, a write's context, what a write touched).
+ * Types only, besides `defineModel`: it imports no runtime module of the
+ * package, so that every room can depend on it.
+ */
+
+/** A plain database row or a representation being built. */
+export type Row = Record<string, unknown>;
+
+export interface WriteContext {
+  tx: Tx;
+  identity: Identity;
+  requestId: string;
+  service: ServiceContext;
+  /** Lookups already done in this request (bulk writes name the same related objects again and again). */
+  memo?: Map<string, Promise<unknown>>;
+  /** Absolute base of the API for this request (the `url`s inside event data). */
+  base?: string;
+  /** Representations of objects as they were before this write changed them, by `<label>:<id>` (see `capture`). */
+  prechange?: Map<string, Row>;
+  /** Objects the write changed besides those its handler names: moved tree descendants, cascades. */
+  also?: { model: ModelDef; touched: Touched }[];
+}
+
+/** One object's rows before and after a committed write (null before a create, after a delete). */
+export interface Change {
+  before: Row | null;
+  after: Row | null;
+}
+
+/** What a write touched, as its handler reports it to the pipeline. */
+export interface Touched {
+  created?: number[];
+  /** Rows as they were before the update (locked by the handler). */
+  updated?: Row[];
+  /** Rows as they were before the delete. */
+  deleted?: Row[];
+}
+
+export interface RestSettings extends PermissionSettings {
+  paginateCount: number;
+  maxPageSize: number;
+  strictFiltering: boolean;
+  publicUrl?: string;
+  /** Signs list cursors (`?cursor=`), so every replica accepts another's and none accepts a forged one. */
+  cursorSecret?: string;
+}
+
+/** Everything the generic engine needs to serve one service's models. */
+export interface ServiceContext {
+  name: string;
+  /** API area (`tenancy`, `users`...), the segment after /api/. */
+  area: string;
+  db: Db;
+  models: Map<string, ModelDef>;
+  refs: ServiceClient;
+  extras: ExtrasApi;
+  settings: RestSettings;
+  log: Logger;
+  /** The instance's metrics (served at /metrics): background work registers its figures here. */
+  metrics: Metrics;
+  /** Read-your-writes across services: writes wait for the services that read their events (absent: they do not). */
+  consistency?: ConsistencyGate;
+  /**
+   * What is this instance's own and its models' hooks read (ipam's settings,
+   * extras' media store): declarations are shared by every instance in a
+   * process, so nothing per instance is ever set on them.
+   */
+  own?: unknown;
+}
+
+/** The area a model's URLs live under (auth.user is served at /api/users/users/). */
+export function areaOf(model: ModelDef, ctx: ServiceContext): string {
+  return model.app === ctx.area ? model.app : ctx.area;
+}
+
+/** NetBox's assignment criteria of a config context, each an m2m of the config context. */
+export const CONFIG_CONTEXT_CRITERIA = [
+  'regions',
+  'site_groups',
+  'sites',
+  'locations',
+  'device_types',
+  'roles',
+  'platforms',
+  'cluster_types',
+  'cluster_groups',
+  'clusters',
+  'tenant_groups',
+  'tenants',
+  'tags',
+] as const;
+
+export type ConfigContextCriterion = (typeof CONFIG_CONTEXT_CRITERIA)[number];
+
+/**
+ * A device, for example (dcim: sites, regions, site groups, locations, types,
+ * roles and platforms are local; clusters, tenants and tenant groups are
+ * projected), with `local_context_data: f.json({ nullable: true, shape: 'object' })`
+ * among its fields:
+ *
+ *     configContext: {
+ *       reads: ['virtualization.cluster', 'tenancy.tenantgroup'],
+ *       criteria: (ctx) => ({
+ *         regions: treeIds(ctx, 'dcim.region', relatedId(ctx, 'dcim.site', sql`t.site_id`, 'region')),
+ *         site_groups: treeIds(ctx, 'dcim.sitegroup', relatedId(ctx, 'dcim.site', sql`t.site_id`, 'group')),
+ *         sites: ids(sql`t.site_id`),
+ *         locations: treeIds(ctx, 'dcim.location', sql`t.location_id`),
+ *         device_types: ids(sql`t.device_type_id`),
+ *         roles: ids(sql`t.role_id`),
+ *         platforms: ids(sql`t.platform_id`),
+ *         cluster_types: ids(relatedId(ctx, 'virtualization.cluster', sql`t.cluster_id`, 'type')),
+ *         cluster_groups: ids(relatedId(ctx, 'virtualization.cluster', sql`t.cluster_id`, 'group')),
+ *         clusters: ids(sql`t.cluster_id`),
+ *         tenant_groups: treeIds(ctx, 'tenancy.tenantgroup', relatedId(ctx, 'tenancy.tenant', sql`t.tenant_id`, 'group')),
+ *         tenants: ids(sql`t.tenant_id`),
+ *         // tags: the device's own, by default
+ *       }),
+ *     },
+ *
+ * `config_context` then sits just before `local_context_data`, NetBox's
+ * device order; a virtual machine says `after: 'custom_fields'`.
+ */
+export interface ConfigContextDef {
+  /**
+   * Per row (alias `t`), a `bigint[]` SQL expression of the ids the row
+   * matches for each criterion (`sites: ids(sql\`t.site_id\`)`, `regions`:
+   * the site's region and its ancestors, see `treeIds`). A context with no
+   * object in a criterion matches every row; one with objects matches rows
+   * whose ids share one with them. A criterion the model does not name is not
+   * checked (NetBox checks device types and locations on devices only).
+   * `tags`, when not named, is the object's own tags if the model has tags.
+   */
+  criteria: (ctx: ServiceContext) => Partial<Record<ConfigContextCriterion, Sql>>;
+  /** Models of other services the criteria read (kept as projections): e.g. `dcim.region` for a VM's site's region. */
+  reads?: string[];
+  /** The JSON field merged on top of the contexts; default `local_context_data`. */
+  local?: string;
+  /** The key `config_context` follows in the full representation; default the key just before `local`. */
+  after?: string;
+}
 
 /**
  * A count shown on each object (`tenant_count`): objects of `model` whose

@@ -1,5 +1,5 @@
 import type { FieldDef } from './fields';
-import type { Row } from './types';
+import type { Row } from './model';
 
 /** Length of a natural sort key (NetBox's NaturalOrderingField max_length). */
 export const NATURAL_KEY_LENGTH = 100;

@@ -2,18 +2,16 @@ import { HttpError, runWithContext, type BaseConfig } from '@inventory/core';
 import type { Identity } from '@inventory/auth';
 import { EventConsumer, type AfterCommit, type ChangeEvent, type ConsumerTx } from '@inventory/events';
 import type { WrittenEvent } from './consistency';
-import { sql, raw, ident } from '@inventory/filtering';
 import { snapshotOf } from './changes';
-import type { ModelDef } from './model';
+import type { ModelDef, ServiceContext, Row, Touched, WriteContext } from './model';
 import { applyRecords, projectedModels, projection, recordOf, type ProjectionRecord, type SnapshotPage } from './projections';
 import { referenceOf } from './reference';
 import { dropReservations } from './reservations';
-import type { ServiceContext } from './registry';
 import { TAGGED_ITEM_TABLE } from './schema';
 import { represent } from './serialize';
-import type { Row, Touched, WriteContext } from './types';
 import { runChange } from './unit-of-work';
 import { applyReferrerRule, removeGenericReferrers, unlinkReferrers } from './write';
+import { sql, raw, ident } from '@inventory/filtering';
 
 /** How the projections are fed: the owners' events (one consumer per service), their snapshots when empty. */
 

@@ -5,10 +5,8 @@ import { CONTENT_TYPES, contentType } from '@inventory/refs';
 import type { Queryable } from './db';
 import type { TagProjection } from './extras-client';
 import type { NestedTag } from './features';
-import type { ModelDef } from './model';
-import type { ServiceContext } from './registry';
+import type { ModelDef, ServiceContext, Row } from './model';
 import { absoluteUrls } from './reference';
-import type { Row } from './types';
 
 /**
  * Local, read-only copies of other services' objects (ARCHITECTURE.md,

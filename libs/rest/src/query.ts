@@ -2,10 +2,8 @@ import { ValidationError } from '@inventory/core';
 import { Sql, sql, raw, ident, join } from '@inventory/filtering';
 import { fieldOf } from './fields';
 import { naturalColumn } from './natural';
-import type { CountDef, ModelDef } from './model';
+import type { CountDef, ModelDef, ServiceContext, Row } from './model';
 import type { Queryable } from './db';
-import type { ServiceContext } from './registry';
-import type { Row } from './types';
 import { projectedModels, projection } from './projections';
 
 /** Count annotations computed in the same statement as the rows (never per object). */

@@ -4,14 +4,12 @@ import { excludesConfigContext } from './config-context';
 import { columnOf } from './fields';
 import { fieldsToCompute, wants, type FieldSelection } from './field-selection';
 import { afterConditions, decodeCursor, encodeCursor, keyColumns, keysOf, orderFingerprint, orderOfKeys, orderTerms, type OrderTerm } from './keyset';
-import type { CountDef, ModelDef } from './model';
+import type { CountDef, ModelDef, ServiceContext, Row } from './model';
 import type { Queryable } from './db';
 import { pageLinks, parsePage, withParams } from './pagination';
 import { countColumns, orderBy, totalColumn } from './query';
-import type { ServiceContext } from './registry';
 import { modeOf } from './request';
 import { fieldsFor, represent } from './serialize';
-import type { Row } from './types';
 
 /**
  * Read options beyond NetBox 3.7, on every model's list (and, for `fields`

@@ -1,8 +1,7 @@
 import type { Reference } from '@inventory/events';
 import { columnOf, fieldOf } from './fields';
-import type { ModelDef } from './model';
+import type { ModelDef, Row } from './model';
 import { naturalColumn } from './natural';
-import type { Row } from './types';
 
 /**
  * An object as other services refer to it (the `reference` of its change

@@ -2,10 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { Cache, ServiceUnavailable } from '@inventory/core';
 import { CONTENT_TYPES } from '@inventory/refs';
 import type { OnDelete } from './fields';
-import type { ModelDef } from './model';
-import type { ServiceContext } from './registry';
+import type { ModelDef, ServiceContext, Row } from './model';
 import { resolveRefs } from './relations';
-import type { Row } from './types';
 import { projectedModels } from './projections';
 import { dependentsConflict, genericAllows, protectedGenerics } from './write';
 

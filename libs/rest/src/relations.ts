@@ -2,10 +2,9 @@ import { type Sql, sql, raw, and, ident } from '@inventory/filtering';
 import { columnOf, fieldOf } from './fields';
 import { flattenAttrs, pyRepr } from './format';
 import type { RefResult } from './features';
-import type { ModelDef } from './model';
+import type { ModelDef, ServiceContext } from './model';
 import type { Queryable } from './db';
 import { applyRecords, projectedModels, projection, type ProjectionRecord } from './projections';
-import type { ServiceContext } from './registry';
 
 const NOT_FOUND_ID = (id: unknown) => `Related object not found using the provided numeric ID: ${String(id)}`;
 const UNRECOGNISED = (v: unknown) =>

@@ -4,8 +4,7 @@ import { type Action, type Identity, authorize } from '@inventory/auth';
 import { type Sql, and } from '@inventory/filtering';
 import { constraintSql } from './constraints';
 import type { FieldSelection } from './field-selection';
-import type { ModelDef } from './model';
-import type { ServiceContext } from './registry';
+import type { ModelDef, ServiceContext } from './model';
 import type { Mode } from './serialize';
 
 /** What the request reads once and every handler needs. */

@@ -2,9 +2,8 @@ import { ServiceUnavailable } from '@inventory/core';
 import { sql, raw, type Sql } from '@inventory/filtering';
 import type { Queryable } from './db';
 import { RESERVATION_TABLE, applyRecords, projectedModels, projection, type ProjectionRecord } from './projections';
-import type { ServiceContext } from './registry';
+import type { ServiceContext, WriteContext } from './model';
 import { hashKey } from './schema';
-import type { WriteContext } from './types';
 import { memo } from './memo';
 
 /**

@@ -1,8 +1,7 @@
 import type { Express } from 'express';
 import { MethodNotAllowed } from '@inventory/core';
 import { modelHandlers } from './handlers';
-import type { ModelDef } from './model';
-import { areaOf, type ServiceContext } from './registry';
+import { type ModelDef, areaOf, type ServiceContext } from './model';
 
 /** The list and detail routes of one model, all from its declaration: a verb table over the handlers. */
 export function mountModel(app: Express, ctx: ServiceContext, model: ModelDef): void {

@@ -1,9 +1,8 @@
 import type { Identity } from '@inventory/auth';
 import { ValidationError } from '@inventory/core';
 import { type Sql, sql, raw } from '@inventory/filtering';
-import type { ModelDef } from './model';
+import type { ModelDef, ServiceContext } from './model';
 import { projection, projectedTextList } from './projections';
-import type { ServiceContext } from './registry';
 
 /**
  * NetBox's saved filters on every list (`?filter=<slug>`, `?filter_id=<id>`):

@@ -5,7 +5,6 @@ import type * as UmzugLib from 'umzug';
 import pg from 'pg';
 import { DECIMAL_DIGITS, DECIMAL_PLACES, NETWORK_TYPES, TEXT_TYPES, type FieldDef } from './fields';
 import type { ModelDef, UniqueDef } from './model';
-import { IDEMPOTENCY_TABLE } from './idempotency';
 import { NATURAL_KEY_LENGTH, naturalColumn } from './natural';
 import { outboxStatements, processedEventStatements } from '@inventory/events';
 
@@ -22,6 +21,9 @@ export { outboxJsonStatements } from '@inventory/events';
 
 /** Tags live beside the objects of each service; tag definitions live in extras. */
 export const TAGGED_ITEM_TABLE = '_tagged_item';
+
+/** The `Idempotency-Key` records of each service's writes (idempotency.ts). */
+export const IDEMPOTENCY_TABLE = '_idempotency_key';
 
 function columnType(field: FieldDef) {
   const { DataTypes } = sequelizeLib();

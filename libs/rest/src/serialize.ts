@@ -3,12 +3,10 @@ import type { Choice, ChoiceField, FieldDef } from './fields';
 import { isoDateTime } from './format';
 import { networkText } from './network';
 import { renderCustomFields } from './customfields';
-import type { ModelDef } from './model';
+import { type ModelDef, areaOf, type ServiceContext, type Row } from './model';
 import type { Queryable } from './db';
-import { areaOf, type ServiceContext } from './registry';
 import { TAGGED_ITEM_TABLE } from './schema';
 import { fieldsToCompute, project, wants, type FieldSelection } from './field-selection';
-import type { Row } from './types';
 import { projectedModels, projectedNested } from './projections';
 import { CONFIG_CONTEXT_KEY, configContexts, placeConfigContext } from './config-context';
 

@@ -1,9 +1,7 @@
 import { type Sql, sql, raw, ident, and, join } from '@inventory/filtering';
 import { columnOf } from './fields';
-import type { ModelDef } from './model';
+import type { ModelDef, ServiceContext, Row } from './model';
 import type { Queryable } from './db';
-import type { ServiceContext } from './registry';
-import type { Row } from './types';
 
 /** One unique field or rule, as the columns it compares and the message it gives. */
 interface Rule {

@@ -3,18 +3,16 @@ import { sql, raw, ident, join } from '@inventory/filtering';
 import { applyCustomFields, type CustomFieldDef } from './customfields';
 import { columnOf, type FieldDef, type GenericField } from './fields';
 import { pyType } from './format';
-import type { ModelDef } from './model';
+import type { ModelDef, ServiceContext, Row, Touched, WriteContext } from './model';
 import type { Queryable, Tx } from './db';
 import { memo } from './memo';
 import { refShapeError, resolveRefs } from './relations';
 import { guardReference } from './reservations';
 import { represent } from './serialize';
-import type { ServiceContext } from './registry';
 import { TAGGED_ITEM_TABLE, hashKey, uniqueIndexName } from './schema';
 import { capture, noteTouched } from './changes';
 import { uniqueErrors } from './unique';
 import { withNaturalKeys } from './natural';
-import type { Row, Touched, WriteContext } from './types';
 import { validateScalars, type WriteMode } from './validation';
 
 export interface Prepared {
