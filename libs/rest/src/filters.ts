@@ -7,7 +7,6 @@ import { keyResolver, lookupSource } from './lookup-source';
 import { TEXT_TYPES, type Hop } from './fields';
 import { formatAddress, formatNetwork, networkOf, parseNetwork } from './network';
 import type { ModelDef, ServiceContext } from './model';
-import { projectedModels, projection } from './projections';
 import { TAGGED_ITEM_TABLE } from './schema';
 
 const col = (name: string): Sql => sql`t.${ident(name)}`;
