@@ -1,5 +1,16 @@
 import type { Express, Request, Response, NextFunction } from 'express';
-import { Metrics, createApp, createLogger, listen, shutdownOptions, type BaseConfig, type Logger, type RunningServer, NotFound, PermissionDenied } from '@inventory/core';
+import {
+  Metrics,
+  createApp,
+  createLogger,
+  listen,
+  shutdownOptions,
+  type BaseConfig,
+  type Logger,
+  type RunningServer,
+  NotFound,
+  PermissionDenied,
+} from '@inventory/core';
 import { IDENTITY_HEADER, verifyIdentity, parseExemptList } from '@inventory/auth';
 import { ServiceClient } from '@inventory/refs';
 import { Consistency, OutboxRelay, brokerReachable, subscribeChanges, waitForBroker, type ChangeSubscription } from '@inventory/events';

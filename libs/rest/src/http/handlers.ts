@@ -4,7 +4,34 @@ import type { Action } from '@inventory/auth';
 import { buildFilter, sql, raw, and, type Sql } from '@inventory/filtering';
 import type { Tx, ModelDef, ServiceContext, Row, WriteContext } from '../model';
 import { checkIfMatch, etagOf } from './etag';
-import { cachedFilters, pageLinks, parsePage, fetchByIds, fetchPage, orderBy, identityOf, ignoredHeader, modeOf, parseId, requestUrl, requirePermission, wantsBrief, represent, CONFIG_CONTEXT_KEY, excludesConfigContext, READ_OPTION_PARAMS, listWithOptions, parseFieldSelection, parseReadOptions, readOne, baseUrl, exportTarget, sendExport, LIST_ACTION_PARAMS, withSavedFilters } from '../read';
+import {
+  cachedFilters,
+  pageLinks,
+  parsePage,
+  fetchByIds,
+  fetchPage,
+  orderBy,
+  identityOf,
+  ignoredHeader,
+  modeOf,
+  parseId,
+  requestUrl,
+  requirePermission,
+  wantsBrief,
+  represent,
+  CONFIG_CONTEXT_KEY,
+  excludesConfigContext,
+  READ_OPTION_PARAMS,
+  listWithOptions,
+  parseFieldSelection,
+  parseReadOptions,
+  readOne,
+  baseUrl,
+  exportTarget,
+  sendExport,
+  LIST_ACTION_PARAMS,
+  withSavedFilters,
+} from '../read';
 import { optionsBody } from './options';
 import { capture, runWrite, type Respond, type WriteResult, notADict, prepare, insertMany, update, remove, type Prepared, uniqueErrors } from '../write';
 import { checkRemoteProtected, warmReferences, type Reserved } from '../references';

@@ -1,5 +1,13 @@
 import { type Sql, sql, raw, ident, join, quoteIdent } from '@inventory/filtering';
-import { type Queryable, CONFIG_CONTEXT_CRITERIA, type ConfigContextCriterion, type ModelDef, type ServiceContext, type Row, TAGGED_ITEM_TABLE } from '../model';
+import {
+  type Queryable,
+  CONFIG_CONTEXT_CRITERIA,
+  type ConfigContextCriterion,
+  type ModelDef,
+  type ServiceContext,
+  type Row,
+  TAGGED_ITEM_TABLE,
+} from '../model';
 import { projectedModels, projection } from '../projections';
 
 /**

@@ -1,7 +1,19 @@
 import { type FilterDef, type Sql, sql, raw, ident, and, or, FilterValueError } from '@inventory/filtering';
 import { OUTBOX_TABLE } from '@inventory/events';
 import { ValidationError } from '@inventory/core';
-import { customFieldFilters, type CustomFieldDef, TEXT_TYPES, type Hop, formatAddress, formatNetwork, networkOf, parseNetwork, type ModelDef, type ServiceContext, TAGGED_ITEM_TABLE } from '../model';
+import {
+  customFieldFilters,
+  type CustomFieldDef,
+  TEXT_TYPES,
+  type Hop,
+  formatAddress,
+  formatNetwork,
+  networkOf,
+  parseNetwork,
+  type ModelDef,
+  type ServiceContext,
+  TAGGED_ITEM_TABLE,
+} from '../model';
 import { projectedContactFilters } from './contact-filters';
 import { keyResolver, lookupSource } from './lookup-source';
 

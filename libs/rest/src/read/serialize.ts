@@ -1,5 +1,18 @@
 import { sql, raw } from '@inventory/filtering';
-import { type Choice, type ChoiceField, type FieldDef, isoDateTime, networkText, renderCustomFields, type ModelDef, areaOf, type ServiceContext, type Row, type Queryable, TAGGED_ITEM_TABLE } from '../model';
+import {
+  type Choice,
+  type ChoiceField,
+  type FieldDef,
+  isoDateTime,
+  networkText,
+  renderCustomFields,
+  type ModelDef,
+  areaOf,
+  type ServiceContext,
+  type Row,
+  type Queryable,
+  TAGGED_ITEM_TABLE,
+} from '../model';
 import { fieldsToCompute, project, wants, type FieldSelection } from './field-selection';
 import { projectedModels, projectedNested } from '../projections';
 import { CONFIG_CONTEXT_KEY, configContexts, placeConfigContext } from './config-context';

@@ -1,5 +1,17 @@
 import { appendOutboxJson, newEventId, notifyOutbox, type ChangeEvent, type EventKind } from '@inventory/events';
-import { type WrittenEvent, type Queryable, columnOf, isoDateTime, networkText, type ModelDef, type ServiceContext, type Change, type Row, type Touched, type WriteContext } from '../model';
+import {
+  type WrittenEvent,
+  type Queryable,
+  columnOf,
+  isoDateTime,
+  networkText,
+  type ModelDef,
+  type ServiceContext,
+  type Change,
+  type Row,
+  type Touched,
+  type WriteContext,
+} from '../model';
 import { fetchByIds, linkedIds, represent } from '../read';
 import { referenceOf } from '../projections';
 

@@ -1,6 +1,19 @@
 import Joi from 'joi';
 import { contentType } from '@inventory/refs';
-import { DECIMAL_DIGITS, DECIMAL_PLACES, type FieldDef, type ChoiceField, type NetworkField, type NumberField, type StringField, formatNetwork, isNetwork, networkOf, parseNetwork, type ModelDef } from '../model';
+import {
+  DECIMAL_DIGITS,
+  DECIMAL_PLACES,
+  type FieldDef,
+  type ChoiceField,
+  type NetworkField,
+  type NumberField,
+  type StringField,
+  formatNetwork,
+  isNetwork,
+  networkOf,
+  parseNetwork,
+  type ModelDef,
+} from '../model';
 
 /** A placeholder for DRF's message for JSON that is not an object (joi reads braces in a message as a template): put in after. */
 const JSON_OBJECT = 'json-object';

@@ -1,6 +1,25 @@
 import { Conflict, ValidationError } from '@inventory/core';
 import { sql, raw, ident, join } from '@inventory/filtering';
-import { applyCustomFields, type CustomFieldDef, columnOf, type FieldDef, type GenericField, pyType, type ModelDef, type ServiceContext, type Row, type Touched, type WriteContext, type Queryable, type Tx, memo, TAGGED_ITEM_TABLE, hashKey, uniqueIndexName, withNaturalKeys } from '../model';
+import {
+  applyCustomFields,
+  type CustomFieldDef,
+  columnOf,
+  type FieldDef,
+  type GenericField,
+  pyType,
+  type ModelDef,
+  type ServiceContext,
+  type Row,
+  type Touched,
+  type WriteContext,
+  type Queryable,
+  type Tx,
+  memo,
+  TAGGED_ITEM_TABLE,
+  hashKey,
+  uniqueIndexName,
+  withNaturalKeys,
+} from '../model';
 import { refShapeError, resolveRefs } from './relations';
 import { guardReference } from '../projections';
 import { represent } from '../read';
