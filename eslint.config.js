@@ -31,6 +31,40 @@ const layerRules = LAYERS.flatMap((layer, i) =>
   }),
 );
 
+/**
+ * libs/rest's rooms, lowest first (docs/decisions/026-rest-rooms.md): a room
+ * imports only rooms below it, and those only through their index (its
+ * public face); none imports the package's top (`service.ts`, `index.ts`).
+ */
+const REST_ROOMS = ['model', 'projections', 'read', 'write', 'references', 'http'];
+const REST_TOP = ['service', 'periodic', 'service-metrics', 'index'];
+const restLayerRule = layerRules.find((rule) => rule.files[0] === 'libs/rest/src/**/*.ts');
+if (!restLayerRule) throw new Error('eslint.config.js: no layer rule for libs/rest');
+const restRoomRules = REST_ROOMS.map((room, i) => {
+  const above = [...REST_ROOMS.slice(i + 1), ...REST_TOP];
+  const below = REST_ROOMS.slice(0, i);
+  const [, base] = /** @type {[string, { paths: unknown[], patterns: unknown[] }]} */ (restLayerRule.rules['no-restricted-imports']);
+  return {
+    files: [`libs/rest/src/${room}/**/*.ts`],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: base.paths,
+          patterns: [
+            ...base.patterns,
+            {
+              regex: `^\\.\\.(/(${above.join('|')})(/.*)?|/?)$`,
+              message: `libs/rest/src/${room} is below ${above.join(', ')}: import only the rooms below it (${below.join(', ') || 'none'}).`,
+            },
+            ...(below.length ? [{ regex: `^\\.\\./(${below.join('|')})/.+`, message: 'Import a lower room through its index (../<room>), its public face.' }] : []),
+          ],
+        },
+      ],
+    },
+  };
+});
+
 module.exports = tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', '.data/**', 'coverage/**', 'libs/*/src/**/*.d.ts'] },
   js.configs.recommended,
@@ -45,4 +79,5 @@ module.exports = tseslint.config(
     },
   },
   ...layerRules,
+  ...restRoomRules,
 );

@@ -1,50 +1,17 @@
-export * from './fields';
-export * from './model';
-export * from './types';
-export * from './db';
-export * from './schema';
-export * from './registry';
-export * from './features';
-export * from './customfields';
-export * from './extras-client';
-export * from './relations';
-export * from './serialize';
-export * from './filters';
-export * from './query';
-export * from './pagination';
-export * from './periodic';
-export * from './constraints';
-export * from './validation';
-export * from './write';
-export * from './options';
-export * from './openapi';
-export * from './router';
-export * from './request';
-export * from './unit-of-work';
-export * from './consistency';
-export * from './etag';
-export * from './idempotency';
-export * from './service';
-export * from './internal';
-export * from './urls';
-export * from './format';
-export * from './introspect';
-export * from './changes';
-export * from './customfield-data';
-export * from './natural';
-export * from './timezones';
-export * from './field-selection';
-export * from './keyset';
-export * from './read-options';
-export * from './reference';
-export * from './projections';
-export * from './projection-feed';
-export * from './referrers';
-export * from './contact-filters';
-export * from './content-type-filters';
-export * from './config-context';
-export * from './config-templates';
-export * from './network';
-export * from './saved-filters';
-export * from './export';
-export { createObjects } from './handlers';
+/**
+ * @inventory/rest: the engine that serves declared models. Its rooms, lowest
+ * first (docs/decisions/026-rest-rooms.md): model, projections, read, write,
+ * references, http; `service.ts` assembles them. This file exports what the
+ * rest of the monorepo uses.
+ */
+export { createModelTables, customFieldValueError, Db, defineModel, describeSchema, f, formatAddress, formatNetwork, hashKey, isNetwork, isoDateTime, memo, migrate, naturalize, networkOf, networkText, outboxJsonStatements, parseNetwork, runStatements, schemaDrift, TAGGED_ITEM_TABLE, TENANT_GROUP_HOPS, TEXT_TYPES, Tx, withNaturalKeys } from './model';
+export type { Change, Choice, CustomFieldDef, ExtrasApi, FieldDef, Hop, ManyField, Migration, ModelDef, ModelHooks, NestedTag, Queryable, RefResult, RelationField, Row, SchemaDescription, ServiceContext, Touched, UniqueDef, WriteContext } from './model';
+export { absoluteUrls, projectedModels, projectedNested, projection, projectionTable, recordOf } from './projections';
+export { baseUrl, contentTypeIdFilter, contentTypesIdFilter, fetchByIds, identityOf, ids, ignoredHeader, ilike, keyResolver, LIST_ACTION_PARAMS, nestedFor, objectUrl, pageLinks, parseId, parsePage, parseUuid, READ_OPTION_PARAMS, relatedId, represent, requestUrl, requirePermission, savedFilterVisibility, searchFilter, treeIds } from './read';
+export { awaitReaders, capture, insert, notADict, noteTouched, prepare, removeGenericReferrers, resolveLocal, resolveRefs, rewriteCustomFieldData, runChange, runWrite } from './write';
+export type { CustomFieldDataOp, Respond } from './write';
+export { eventSource, warmReferences } from './references';
+export { createObjects, modelOpenApi, renderConfigHandler, schemaName } from './http';
+export { periodic } from './periodic';
+export { createRestService } from './service';
+export type { RestService, Worker } from './service';

@@ -1,7 +1,7 @@
 import { sql, raw, quoteIdent } from '@inventory/filtering';
 import { OUTBOX_TABLE } from '@inventory/events';
 import type { Metrics } from '@inventory/core';
-import type { Db } from './db';
+import type { Db } from './model';
 
 /** How long a scrape waits for the outbox figures (a busy pool must not hold /metrics). */
 const SCRAPE_QUERY_MS = 2_000;

@@ -1,21 +1,24 @@
 import type { Express, Request, Response, NextFunction } from 'express';
-import { Metrics, createApp, createLogger, listen, shutdownOptions, type BaseConfig, type Logger, type RunningServer, NotFound, PermissionDenied } from '@inventory/core';
+import {
+  Metrics,
+  createApp,
+  createLogger,
+  listen,
+  shutdownOptions,
+  type BaseConfig,
+  type Logger,
+  type RunningServer,
+  NotFound,
+  PermissionDenied,
+} from '@inventory/core';
 import { IDENTITY_HEADER, verifyIdentity, parseExemptList } from '@inventory/auth';
 import { ServiceClient } from '@inventory/refs';
 import { Consistency, OutboxRelay, brokerReachable, subscribeChanges, waitForBroker, type ChangeSubscription } from '@inventory/events';
-import { ConsistencyGate, type Reads } from './consistency';
-import { Db, waitForDatabase } from './db';
-import { RemoteExtras } from './extras-client';
-import type { ExtrasApi } from './features';
-import type { ModelDef } from './model';
-import { areaOf, type ServiceContext } from './registry';
-import { mountModel } from './router';
-import { migrate, type Migration } from './schema';
-import { baseUrl } from './urls';
-import { mountInternal } from './internal';
-import { projectionFeed, projectionQueue, type ProjectionFeed } from './projection-feed';
-import { ensureProjections, projectedModels, tagProjection } from './projections';
-import { ensureConfigContextFunctions } from './config-context';
+import { ConsistencyGate, type Reads, Db, waitForDatabase, type ExtrasApi, type ModelDef, areaOf, type ServiceContext, migrate, type Migration } from './model';
+import { RemoteExtras, ensureProjections, projectedModels, tagProjection } from './projections';
+import { mountModel, mountInternal } from './http';
+import { baseUrl, ensureConfigContextFunctions } from './read';
+import { projectionFeed, projectionQueue, type ProjectionFeed } from './references';
 import { registerServiceGauges } from './service-metrics';
 
 /** Background work of a service (consumers, timers): started once it listens, stopped once its HTTP server has drained. */

@@ -1,5 +1,5 @@
 import { defineModel, f, modelOpenApi } from '@inventory/rest';
-import { envelopeSchema, jsonSchemaOf, messageName, serviceAsyncApi } from '../src/asyncapi';
+import { envelopeSchema, jsonSchemaOf, messageName, serviceAsyncApi } from '../src/http/asyncapi';
 import { group } from './fixtures';
 
 const widget = defineModel({

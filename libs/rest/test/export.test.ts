@@ -1,5 +1,6 @@
 import { PyObject, renderJinja } from '@inventory/templates';
-import { csvText, defineModel, exportFileName, f, templateObject } from '@inventory/rest';
+import { defineModel, f } from '@inventory/rest';
+import { csvText, exportFileName, templateObject } from '../src/read/export';
 
 const device = defineModel({
   label: 'dcim.device',

@@ -1,4 +1,6 @@
-import { defineModel, f, isTimeZone, naturalize, validateScalars, withNaturalKeys } from '@inventory/rest';
+import { defineModel, f, naturalize, withNaturalKeys } from '@inventory/rest';
+import { isTimeZone } from '../src/model/timezones';
+import { validateScalars } from '../src/write/validation';
 
 describe('natural ordering keys', () => {
   test('when a name holds digit runs, then each is padded to 8 places as NetBox naturalize() does', () => {

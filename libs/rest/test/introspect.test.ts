@@ -1,5 +1,8 @@
 import pg from 'pg';
-import { createModelTables, defineModel, diffSchemas, f, objectName, schemaDrift, uniqueIndexName, uniqueViolation, type Migration, type ModelDef, type SchemaDescription } from '@inventory/rest';
+import { createModelTables, defineModel, f, schemaDrift, type Migration, type ModelDef, type SchemaDescription } from '@inventory/rest';
+import { diffSchemas } from '../src/model/introspect';
+import { objectName, uniqueIndexName } from '../src/model/schema';
+import { uniqueViolation } from '../src/write/write';
 import { createTestDatabase } from '@inventory/testkit';
 import { group } from './fixtures';
 

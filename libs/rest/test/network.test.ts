@@ -1,4 +1,5 @@
-import { defineModel, f, formatAddress, formatNetwork, isNetwork, networkOf, networkText, parseNetwork, validateScalars } from '@inventory/rest';
+import { defineModel, f, formatAddress, formatNetwork, isNetwork, networkOf, networkText, parseNetwork } from '@inventory/rest';
+import { validateScalars } from '../src/write/validation';
 
 const text = (s: string) => {
   const n = parseNetwork(s);

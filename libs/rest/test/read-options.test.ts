@@ -1,18 +1,9 @@
 import { ValidationError } from '@inventory/core';
 import { raw, render, sql } from '@inventory/filtering';
-import {
-  afterConditions,
-  decodeCursor,
-  defineModel,
-  encodeCursor,
-  f,
-  orderTerms,
-  parseFieldSelection,
-  parseReadOptions,
-  project,
-  splitTopLevel,
-  type ServiceContext,
-} from '@inventory/rest';
+import { defineModel, f, type ServiceContext } from '@inventory/rest';
+import { afterConditions, decodeCursor, encodeCursor, orderTerms, splitTopLevel } from '../src/read/keyset';
+import { parseFieldSelection, parseReadOptions } from '../src/read/read-options';
+import { project } from '../src/read/field-selection';
 
 const widget = defineModel({
   label: 'demo.widget',

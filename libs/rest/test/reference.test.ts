@@ -1,5 +1,5 @@
-import { isoDateTime } from '../src/format';
-import { relativeUrls } from '../src/reference';
+import { isoDateTime } from '../src/model/format';
+import { relativeUrls } from '../src/projections/reference';
 
 describe('relativeUrls', () => {
   test.each([

@@ -1,0 +1,10 @@
+/**
+ * The HTTP face: the model handlers and router, OPTIONS, OpenAPI, AsyncAPI,
+ * ETags, rendered config templates and the internal endpoints other
+ * services call. Imports every room below it.
+ */
+export { renderConfigHandler } from './config-templates';
+export { createObjects } from './handlers';
+export { mountInternal } from './internal';
+export { modelOpenApi, schemaName } from './openapi';
+export { mountModel } from './router';

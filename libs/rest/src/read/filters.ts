@@ -1,0 +1,274 @@
+import { type FilterDef, type Sql, sql, raw, ident, and, or, FilterValueError } from '@inventory/filtering';
+import { OUTBOX_TABLE } from '@inventory/events';
+import { ValidationError } from '@inventory/core';
+import {
+  customFieldFilters,
+  type CustomFieldDef,
+  TEXT_TYPES,
+  type Hop,
+  formatAddress,
+  formatNetwork,
+  networkOf,
+  parseNetwork,
+  type ModelDef,
+  type ServiceContext,
+  TAGGED_ITEM_TABLE,
+} from '../model';
+import { projectedContactFilters } from './contact-filters';
+import { keyResolver, lookupSource } from './lookup-source';
+
+const col = (name: string): Sql => sql`t.${ident(name)}`;
+
+/**
+ * A filter two relations away (a site's `?tenant_group=`): the objects whose
+ * target's `via` is one of the given objects of `hop.to` (with descendants
+ * for tree hops), through the target's table or this service's projection.
+ */
+function hopFilter(ctx: ServiceContext, name: string, field: { to: string }, hop: Hop): FilterDef {
+  const resolve = keyResolver(ctx, hop.to, hop.key, !!hop.tree);
+  return {
+    kind: 'method',
+    name: hop.name,
+    lookups: ['n'],
+    valueType: hop.key === 'id' ? 'integer' : 'string',
+    apply: async (values, lookup) => {
+      const found = await resolve(values);
+      const ids: number[] = [];
+      for (const v of values) {
+        const hit = found.get(v);
+        if (!hit) throw new ValidationError({ [lookup ? `${hop.name}__${lookup}` : hop.name]: [`Select a valid choice. ${v} is not one of the available choices.`] });
+        ids.push(...hit);
+      }
+      const src = lookupSource(ctx, field.to);
+      if (!src) return raw('FALSE');
+      const via = ctx.models.has(field.to) ? ident(`${hop.via}_id`) : sql`(data->>${hop.via})::bigint`;
+      const inner = sql`t.${ident(`${name}_id`)} IN (SELECT id FROM ${src.table} WHERE ${src.live} AND ${via} = ANY(${ids}::bigint[]))`;
+      return lookup === 'n' ? sql`NOT COALESCE(${inner}, FALSE)` : inner;
+    },
+  };
+}
+
+/** Filters generated from the declaration, plus the model's own, plus tags and custom fields. */
+export function filtersFor(ctx: ServiceContext, model: ModelDef, cfDefs: CustomFieldDef[]): FilterDef[] {
+  const defs: FilterDef[] = [{ kind: 'integer', name: 'id', expr: col('id') }];
+  for (const [name, field] of Object.entries(model.fields)) {
+    if (field.filter === false || field.writeOnly || field.virtual) continue;
+    if (TEXT_TYPES.has(field.type)) {
+      defs.push({ kind: 'string', name, expr: col(name), iexact: 'iexactFilter' in field ? field.iexactFilter : undefined });
+      continue;
+    }
+    switch (field.type) {
+      case 'integer':
+      case 'bigint':
+      case 'decimal':
+        defs.push({ kind: field.type === 'decimal' ? 'decimal' : 'integer', name, expr: col(name) });
+        break;
+      case 'boolean':
+        defs.push({ kind: 'boolean', name, expr: col(name) });
+        break;
+      case 'cidr':
+      case 'inet':
+        defs.push(networkFilter(name, col(name), field.type));
+        break;
+      case 'date':
+      case 'datetime':
+        defs.push({ kind: field.type, name, expr: col(name) });
+        break;
+      case 'choice': {
+        const numeric = typeof field.choices[0]?.[0] === 'number';
+        defs.push({
+          kind: 'choice',
+          name,
+          // a blank choice is stored '' and read as null: `?<name>=null` finds it
+          expr: field.blank ? sql`NULLIF(${col(name)}, '')` : col(name),
+          choices: field.choices.map(([v]) => v),
+          single: field.singleFilter,
+          coerce: numeric
+            ? (v) => (/^\d+$/.test(v) ? Number(v) : field.choices.find(([, l]) => l.toLowerCase() === v.toLowerCase())?.[0])
+            : (v) => v,
+        });
+        break;
+      }
+      case 'fk': {
+        const column = col(`${name}_id`);
+        const tree = !!field.treeFilter;
+        defs.push({ kind: 'relation', name: field.idFilter ?? `${name}_id`, expr: column, keyType: 'integer', resolve: keyResolver(ctx, field.to, 'id', tree) });
+        const key = field.filterKey === undefined ? 'slug' : field.filterKey;
+        if (key) defs.push({ kind: 'relation', name, expr: column, keyType: 'string', resolve: keyResolver(ctx, field.to, key, tree) });
+        for (const hop of field.hops ?? []) defs.push(hopFilter(ctx, name, field, hop));
+        break;
+      }
+      case 'm2m': {
+        const through = raw(ctx.db.table(field.through));
+        const membership = (ids: number[], negate: boolean) => {
+          const exists = sql`EXISTS (SELECT 1 FROM ${through} l WHERE l.owner_id = t.id AND l.target_id = ANY(${ids}::bigint[]))`;
+          return negate ? sql`NOT ${exists}` : exists;
+        };
+        const byKey = (key: string) => async (values: string[], lookup: string | null) => {
+          const found = await keyResolver(ctx, field.to, key, false)(values);
+          const ids: number[] = [];
+          for (const v of values) {
+            const hit = found.get(v);
+            if (!hit) throw new ValidationError({ [lookup ? `${name}__${lookup}` : name]: [`Select a valid choice. ${v} is not one of the available choices.`] });
+            ids.push(...hit);
+          }
+          return membership(ids, lookup === 'n');
+        };
+        defs.push({ kind: 'method', name: field.idFilter ?? `${name}_id`, lookups: ['n'], valueType: 'integer', apply: byKey('id') });
+        if (field.filterKey) defs.push({ kind: 'method', name: field.filterName ?? name, lookups: ['n'], apply: byKey(field.filterKey) });
+        break;
+      }
+      case 'contenttype':
+        if (field.many) {
+          defs.push({
+            kind: 'method',
+            name,
+            apply: (values) => or(values.map((v) => sql`${col(name)} @> ARRAY[${v}]::varchar[]`)),
+          });
+        } else defs.push({ kind: 'string', name, expr: col(name), lookups: false });
+        break;
+      default:
+        break;
+    }
+  }
+  if (model.timestamps) {
+    defs.push({ kind: 'datetime', name: 'created', expr: col('created') }, { kind: 'datetime', name: 'last_updated', expr: col('last_updated') });
+    defs.push(...requestFilters(ctx, model));
+  }
+  if (model.tags) defs.push(...tagFilters(ctx, model));
+  if (model.customFields) defs.push(...customFieldFilters(cfDefs, col('custom_field_data')));
+  if (model.search.length) defs.push(searchFilter((pattern) => model.search.map((s) => ilike(col(s), pattern))));
+  const extra = [...(model.filters?.(ctx, model) ?? []), ...(model.contacts ? projectedContactFilters(ctx, model) : [])];
+  const skip = new Set([...(model.skipFilters ?? []), ...extra.map((d) => d.name)]);
+  return [...defs.filter((d) => !skip.has(d.name)), ...extra];
+}
+
+/**
+ * Exact match on a network column, multi-valued: a prefix (`cidr`) equals a
+ * value normalised to its network; an address (`inet`) equals a value given
+ * with its mask, or has the host of a bare one (NetBox's `net_in`).
+ * Unparsable values are skipped; none parsable matches nothing.
+ */
+export function networkFilter(name: string, expr: Sql, type: 'cidr' | 'inet'): FilterDef {
+  return {
+    kind: 'method',
+    name,
+    apply: (values) => {
+      const parsed = values.map((v) => ({ v, n: parseNetwork(v) })).filter((x) => x.n !== null);
+      if (!parsed.length) return raw('FALSE');
+      if (type === 'cidr') return sql`${expr} = ANY(${parsed.map((x) => formatNetwork(networkOf(x.n!)))}::cidr[])`;
+      const masked = parsed.filter((x) => x.v.includes('/')).map((x) => formatNetwork(x.n!));
+      const hosts = parsed.filter((x) => !x.v.includes('/')).map((x) => formatAddress(x.n!.version, x.n!.value));
+      return or([
+        ...(masked.length ? [sql`${expr} = ANY(${masked}::inet[])`] : []),
+        // compared as host addresses, not as text: PostgreSQL prints them its own way
+        ...(hosts.length ? [sql`HOST(${expr})::inet = ANY(${hosts}::inet[])`] : []),
+      ]);
+    },
+  };
+}
+
+/** A UUID as Python's `uuid.UUID` reads it (dashes, braces, `urn:uuid:` optional), canonical lower-case dashed; else a 400 naming the parameter. */
+export function parseUuid(value: string): string {
+  const hex = value
+    .trim()
+    .toLowerCase()
+    .replace(/^urn:uuid:/, '')
+    .replace(/^\{(.*)\}$/, '$1')
+    .replace(/-/g, '');
+  if (!/^[0-9a-f]{32}$/.test(hex)) throw new FilterValueError('Enter a valid UUID.');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/**
+ * `created_by_request`, `updated_by_request`, `modified_by_request`: the
+ * objects a request created, updated, or either (NetBox reads its change
+ * log; each service reads its own outbox, which holds the same records for
+ * as long as the relay keeps sent rows). One UUID (the last given); blank
+ * filters nothing.
+ */
+function requestFilters(ctx: ServiceContext, model: ModelDef): FilterDef[] {
+  const outbox = raw(ctx.db.table(OUTBOX_TABLE));
+  const by = (name: string, events: string[]): FilterDef => ({
+    kind: 'method',
+    name,
+    valueType: 'string',
+    description: `UUID of a request (X-Request-ID): objects it ${name === 'modified_by_request' ? 'created or updated' : name.split('_')[0]}`,
+    apply: (values) => {
+      const given = values[values.length - 1] ?? '';
+      if (given.trim() === '') return undefined;
+      const id = parseUuid(given);
+      return sql`EXISTS (SELECT 1 FROM ${outbox} o WHERE o.model = ${model.label} AND o.object_id = t.id
+        AND o.request_id = ANY(${[id, given.trim()]}::text[]) AND o.event = ANY(${events}::text[]))`;
+    },
+  });
+  return [by('created_by_request', ['created']), by('updated_by_request', ['updated']), by('modified_by_request', ['created', 'updated'])];
+}
+
+/** `tag` (AND of slugs) and `tag__n` (none of them). */
+function tagFilters(ctx: ServiceContext, model: ModelDef): FilterDef[] {
+  const tagged = raw(ctx.db.table(TAGGED_ITEM_TABLE));
+  return [
+    {
+      kind: 'method',
+      name: 'tag',
+      lookups: ['n'],
+      apply: async (values, lookup) => {
+        const slugs = values.filter((v) => v !== 'null');
+        const ids = await ctx.extras.tagIdsBySlug(slugs);
+        const unknown = slugs.find((s) => !ids.has(s));
+        if (unknown !== undefined) {
+          throw new ValidationError({ [lookup ? `tag__${lookup}` : 'tag']: [`Select a valid choice. ${unknown} is not one of the available choices.`] });
+        }
+        const has = (tagIds: number[]) =>
+          sql`EXISTS (SELECT 1 FROM ${tagged} ti WHERE ti.content_type = ${model.label} AND ti.object_id = t.id AND ti.tag_id = ANY(${tagIds}::bigint[]))`;
+        if (lookup === 'n') return slugs.length ? sql`NOT ${has(slugs.map((s) => ids.get(s)!))}` : undefined;
+        const parts = slugs.map((s) => has([ids.get(s)!]));
+        if (values.includes('null')) {
+          parts.push(sql`NOT EXISTS (SELECT 1 FROM ${tagged} ti WHERE ti.content_type = ${model.label} AND ti.object_id = t.id)`);
+        }
+        return and(parts);
+      },
+    },
+  ];
+}
+
+
+const filterCache = new WeakMap<ServiceContext, WeakMap<ModelDef, { cf: CustomFieldDef[]; defs: FilterDef[] }>>();
+
+/** The filters of a model, rebuilt only when its custom field definitions change (a new array from extras). */
+export function cachedFilters(ctx: ServiceContext, model: ModelDef, cfDefs: CustomFieldDef[]): FilterDef[] {
+  let byModel = filterCache.get(ctx);
+  if (!byModel) filterCache.set(ctx, (byModel = new WeakMap()));
+  const hit = byModel.get(model);
+  if (hit && hit.cf === cfDefs) return hit.defs;
+  const defs = filtersFor(ctx, model, cfDefs);
+  byModel.set(model, { cf: cfDefs, defs });
+  return defs;
+}
+
+/** A LIKE pattern's text with its wildcards and escape character escaped. */
+export const likeEscaped = (text: string): string => text.replace(/[\\%_]/g, (m) => `\\${m}`);
+
+/**
+ * NetBox's `q`: the last value, trimmed, matched case-insensitively as a
+ * substring by any of the expressions `parts` builds from its LIKE pattern
+ * (`%text%`, wildcards escaped; `escaped` is the value itself, escaped, for a
+ * starts-with; `text` the value as given, to parse: a number, a network);
+ * a blank `q` filters nothing.
+ */
+export function searchFilter(parts: (pattern: string, escaped: string, text: string) => Sql[]): FilterDef {
+  return {
+    kind: 'method',
+    name: 'q',
+    apply: (values) => {
+      const text = values[values.length - 1]?.trim();
+      if (!text) return undefined;
+      const escaped = likeEscaped(text);
+      return or(parts(`%${escaped}%`, escaped, text));
+    },
+  };
+}
+
+/** `<expr> ILIKE <pattern>` over the expression's text. */
+export const ilike = (expr: Sql, pattern: string): Sql => sql`${expr}::text ILIKE ${pattern}`;

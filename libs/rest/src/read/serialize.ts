@@ -1,0 +1,292 @@
+import { sql, raw } from '@inventory/filtering';
+import {
+  type Choice,
+  type ChoiceField,
+  type FieldDef,
+  isoDateTime,
+  networkText,
+  renderCustomFields,
+  type ModelDef,
+  areaOf,
+  type ServiceContext,
+  type Row,
+  type Queryable,
+  TAGGED_ITEM_TABLE,
+} from '../model';
+import { fieldsToCompute, project, wants, type FieldSelection } from './field-selection';
+import { projectedModels, projectedNested } from '../projections';
+import { CONFIG_CONTEXT_KEY, configContexts, placeConfigContext } from './config-context';
+
+export type Mode = 'full' | 'brief' | 'nested';
+
+export function objectUrl(ctx: ServiceContext, model: ModelDef, base: string, id: unknown): string {
+  return `${base}/api/${areaOf(model, ctx)}/${model.endpoint}/${String(id)}/`;
+}
+
+export function renderChoice(field: ChoiceField, value: unknown): unknown {
+  if (value === null || value === undefined || value === '') return null;
+  if (field.plain) return value;
+  return { value, label: labelsOf(field).get(value) ?? '' };
+}
+
+/** Per choice field, its labels by value (an interface's type has some 200 choices: no scan per row). */
+const labelIndex = new WeakMap<readonly Choice[], Map<unknown, string>>();
+function labelsOf(field: ChoiceField): Map<unknown, string> {
+  let labels = labelIndex.get(field.choices);
+  if (!labels) {
+    labels = new Map();
+    for (const [v, label] of field.choices) if (!labels.has(v)) labels.set(v, label);
+    labelIndex.set(field.choices, labels);
+  }
+  return labels;
+}
+
+function renderScalar(field: FieldDef, value: unknown): unknown {
+  switch (field.type) {
+    case 'choice':
+      return renderChoice(field, value);
+    case 'datetime':
+      return isoDateTime(value);
+    case 'decimal':
+      return value === null || value === undefined ? null : Number(value);
+    case 'cidr':
+    case 'inet':
+      return networkText(value);
+    case 'array':
+      // integer arrays are stored as bigint[], which the driver reads as text
+      return Array.isArray(value) && field.of === 'integer' ? value.map(Number) : (value ?? null);
+    default:
+      return value === undefined ? null : value;
+  }
+}
+
+/** Nested representations of objects of any model, keyed by id. */
+export async function nestedFor(ctx: ServiceContext, label: string, ids: number[], base: string, q?: Queryable): Promise<Map<number, Row>> {
+  const unique = [...new Set(ids.filter((id) => id !== null && id !== undefined).map(Number))];
+  if (unique.length === 0) return new Map();
+  const local = ctx.models.get(label);
+  if (local) {
+    const rows = await (q ?? ctx.db).query(sql`SELECT * FROM ${raw(ctx.db.table(local.table))} WHERE id = ANY(${unique}::bigint[])`);
+    const out = await represent(ctx, local, rows, 'nested', base, q);
+    return new Map(out.map((o) => [Number(o.id), o]));
+  }
+  // another service's objects: from this service's projection of them, never over HTTP
+  if (projectedModels(ctx).has(label)) return projectedNested(ctx, label, unique, base, q);
+  // what no declaration names (generic relations, object custom fields may point anywhere): asked of the owner
+  const owner = ctx.refs.ownerOf(label);
+  if (!ctx.refs.has(owner)) return new Map();
+  const res = await ctx.refs.call<{ objects: Row[] }>(owner, 'POST', '/internal/nested', { model: label, ids: unique, base });
+  return new Map(res.objects.map((o) => [Number(o.id), o]));
+}
+
+/**
+ * The ids of each m2m field of a full representation, as the link table
+ * holds them (a target the projection does not hold yet, or one shown as a
+ * slug, is still there): the snapshot's relation ids (changes.ts), which
+ * referring services project (a config context's criteria).
+ */
+const linked = new WeakMap<Row, Record<string, number[]>>();
+
+/** The ids an m2m field of a representation built by `represent` links to; undefined for another object. */
+export function linkedIds(rep: Row, name: string): number[] | undefined {
+  return linked.get(rep)?.[name];
+}
+
+/** What a read asks beyond the mode and selection: `exclude=config_context`. */
+export interface RepresentOptions {
+  excludeConfigContext?: boolean;
+}
+
+/** `created` / `last_updated` of a model that keeps them: a brief form may show them (a journal entry's `created`). */
+export function isTimestamp(model: ModelDef, name: string): boolean {
+  return model.timestamps && (name === 'created' || name === 'last_updated');
+}
+
+/** Field names shown in a mode, in order. */
+export function fieldsFor(model: ModelDef, mode: Mode): string[] {
+  if (mode === 'full') return Object.keys(model.fields).filter((n) => !model.fields[n].writeOnly);
+  return model.brief.filter((n) => n in model.fields || n in model.counts || n === '_depth' || isTimestamp(model, n));
+}
+
+/**
+ * Builds representations for a page of rows with a fixed number of queries:
+ * one per related model, one for tags, none per row.
+ */
+export async function represent(
+  ctx: ServiceContext,
+  model: ModelDef,
+  rows: Row[],
+  mode: Mode,
+  base: string,
+  q?: Queryable,
+  select?: FieldSelection | null,
+  opts: RepresentOptions = {},
+): Promise<Row[]> {
+  if (rows.length === 0) return [];
+  // `fields=` / `omit=`: what is not shown is not computed (relations, tags, custom fields)
+  const names = fieldsToCompute(model, fieldsFor(model, mode), select);
+  const related = new Map<string, Map<number, Row>>();
+  const m2m = new Map<string, Map<number, number[]>>();
+  const generic = new Map<string, Map<string, Map<number, Row>>>();
+  const db = q ?? ctx.db;
+  // the pool takes a page's relation queries in parallel; a transaction is one connection: one after another
+  const eachOf = async <T>(items: T[], fn: (item: T) => Promise<void>): Promise<void> => {
+    if (!q) {
+      await Promise.all(items.map(fn));
+      return;
+    }
+    for (const item of items) await fn(item);
+  };
+  const relationsLoaded = eachOf(
+    names,
+    async (name) => {
+      const field = model.fields[name];
+      if (!field) return;
+      if (field.type === 'fk') {
+        if (field.pk) return;
+        const ids = rows.map((r) => r[`${name}_id`]).filter((v) => v !== null && v !== undefined) as number[];
+        related.set(name, await nestedFor(ctx, field.to, ids, base, q));
+      } else if (field.type === 'm2m') {
+        const links = await db.query(
+          sql`SELECT owner_id, target_id FROM ${raw(ctx.db.table(field.through))} WHERE owner_id = ANY(${rows.map((r) => r.id)}::bigint[]) ORDER BY id`,
+        );
+        const byOwner = new Map<number, number[]>();
+        for (const l of links) {
+          const list = byOwner.get(Number(l.owner_id)) ?? [];
+          list.push(Number(l.target_id));
+          byOwner.set(Number(l.owner_id), list);
+        }
+        m2m.set(name, byOwner);
+        related.set(name, await nestedFor(ctx, field.to, links.map((l) => Number(l.target_id)), base, q));
+      } else if (field.type === 'generic') {
+        const byType = new Map<string, number[]>();
+        for (const r of rows) {
+          const t = r[field.typeField] as string | null;
+          if (!t || r[field.idField] === null) continue;
+          byType.set(t, [...(byType.get(t) ?? []), Number(r[field.idField])]);
+        }
+        const maps = new Map<string, Map<number, Row>>();
+        await eachOf([...byType], async ([t, ids]) => void maps.set(t, await nestedFor(ctx, t, ids, base, q).catch(() => new Map())));
+        generic.set(name, maps);
+      }
+    },
+  );
+
+  relationsLoaded.catch(() => undefined); // awaited below; this only keeps an early failure from going unhandled
+  if (q) await relationsLoaded;
+  // config contexts: one statement for the page (config-context.ts)
+  const showContext = mode === 'full' && !!model.configContext && !opts.excludeConfigContext && wants(select, CONFIG_CONTEXT_KEY);
+  const contextsLoaded = showContext ? configContexts(ctx, model, rows, db) : Promise.resolve(new Map<number, Row>());
+  contextsLoaded.catch(() => undefined);
+  if (q) await contextsLoaded;
+  let tagsByObject = new Map<number, Row[]>();
+  let cfDefs: Awaited<ReturnType<ServiceContext['extras']['customFields']>> = [];
+  if (mode === 'full') {
+    const [tagRows, defs] = await Promise.all([
+      model.tags && wants(select, 'tags')
+        ? db.query(
+            sql`SELECT object_id, tag_id FROM ${raw(ctx.db.table(TAGGED_ITEM_TABLE))} WHERE content_type = ${model.label} AND object_id = ANY(${rows.map((r) => r.id)}::bigint[])`,
+          )
+        : Promise.resolve([]),
+      model.customFields && wants(select, 'custom_fields') ? ctx.extras.customFields(model.label) : Promise.resolve([]),
+    ]);
+    cfDefs = defs;
+    if (tagRows.length) {
+      const tags = await ctx.extras.tags(tagRows.map((t) => Number(t.tag_id)), base);
+      for (const t of tagRows) {
+        const tag = tags.get(Number(t.tag_id));
+        if (!tag) continue;
+        const list = tagsByObject.get(Number(t.object_id)) ?? [];
+        list.push(tag as unknown as Row);
+        tagsByObject.set(Number(t.object_id), list);
+      }
+      for (const list of tagsByObject.values()) list.sort((a, b) => String(a.name).localeCompare(String(b.name)));
+    } else tagsByObject = new Map();
+  }
+  await relationsLoaded;
+  const contexts = await contextsLoaded;
+
+  // object and multi-object custom fields read as nested objects, one batch per object type
+  const cfObjects = new Map<string, Map<number, Row>>();
+  const objectDefs = cfDefs.filter((d) => (d.type === 'object' || d.type === 'multiobject') && d.object_type);
+  if (objectDefs.length) {
+    const wanted = new Map<string, number[]>();
+    for (const d of objectDefs) {
+      for (const r of rows) {
+        const v = ((r.custom_field_data ?? {}) as Row)[d.name];
+        const list = Array.isArray(v) ? v : v === null || v === undefined ? [] : [v];
+        wanted.set(d.object_type!, [...(wanted.get(d.object_type!) ?? []), ...list.map(Number)]);
+      }
+    }
+    await eachOf([...wanted], async ([t, list]) => void cfObjects.set(t, await nestedFor(ctx, t, list, base, q).catch(() => new Map())));
+  }
+
+  const out = rows.map((row) => {
+    const rep: Row = { id: Number(row.id), url: objectUrl(ctx, model, base, row.id), display: '' };
+    for (const name of names) {
+      const field = model.fields[name];
+      if (!field) {
+        if (name === '_depth') rep._depth = row._depth;
+        else if (isTimestamp(model, name)) rep[name] = isoDateTime(row[name]);
+        else if (name in model.counts && row[`__count_${name}`] !== undefined) rep[name] = Number(row[`__count_${name}`]);
+        continue;
+      }
+      if (field.type === 'fk' && field.pk) {
+        const id = row[`${name}_id`];
+        rep[name] = id === null || id === undefined ? null : Number(id);
+      } else if (field.type === 'fk') {
+        const id = row[`${name}_id`];
+        const obj = id === null || id === undefined ? null : (related.get(name)?.get(Number(id)) ?? null);
+        rep[name] = field.readAs && mode !== 'full' ? ((obj?.[field.readAs] as unknown) ?? null) : obj;
+      } else if (field.type === 'm2m') {
+        const ids = m2m.get(name)?.get(Number(row.id)) ?? [];
+        const objs = ids.map((id) => related.get(name)?.get(id)).filter(Boolean) as Row[];
+        if (field.write === 'slug') rep[name] = objs.map((o) => o.slug);
+        else rep[name] = field.readAs && mode !== 'full' ? objs.map((o) => o[field.readAs!]) : objs;
+      } else if (field.type === 'generic') {
+        const t = row[field.typeField] as string | null;
+        const id = row[field.idField];
+        rep[name] = t && id !== null ? (generic.get(name)?.get(t)?.get(Number(id)) ?? null) : null;
+      } else if (field.virtual) {
+        rep[name] = row[name] ?? null;
+      } else if (field.type === 'choice' && field.briefPlain && mode !== 'full') {
+        rep[name] = row[name] === '' || row[name] === undefined ? null : row[name];
+      } else {
+        rep[name] = renderScalar(field, row[name]);
+      }
+    }
+    if (mode === 'full') {
+      if (model.tags) rep.tags = tagsByObject.get(Number(row.id)) ?? [];
+      if (model.customFields) {
+        const cf = renderCustomFields(cfDefs, row.custom_field_data);
+        for (const d of objectDefs) {
+          const found = cfObjects.get(d.object_type!);
+          const v = cf[d.name];
+          if (Array.isArray(v)) cf[d.name] = v.map((id) => found?.get(Number(id)) ?? null).filter(Boolean);
+          else if (v !== null && v !== undefined) cf[d.name] = found?.get(Number(v)) ?? null;
+        }
+        rep.custom_fields = cf;
+      }
+      if (model.timestamps) {
+        rep.created = model.createdAsDate ? (isoDateTime(row.created)?.slice(0, 10) ?? null) : isoDateTime(row.created);
+        rep.last_updated = isoDateTime(row.last_updated);
+      }
+      for (const name of Object.keys(model.counts)) {
+        if (row[`__count_${name}`] !== undefined) rep[name] = Number(row[`__count_${name}`]);
+      }
+      if (model.tree && !('_depth' in rep)) rep._depth = row._depth;
+    }
+    // a row read for a selection holds only the shown fields' columns: display is computed only when shown
+    if (wants(select, 'display')) rep.display = model.display(row, rep);
+    const out = showContext ? placeConfigContext(model, rep, contexts.get(Number(row.id)) ?? {}) : rep;
+    if (mode === 'full') {
+      const lists: Record<string, number[]> = {};
+      for (const name of names) if (model.fields[name]?.type === 'm2m') lists[name] = m2m.get(name)?.get(Number(row.id)) ?? [];
+      linked.set(out, lists);
+    }
+    return out;
+  });
+  if (model.hooks.decorate) await model.hooks.decorate(rows, out, { brief: mode !== 'full', service: ctx, q: db, base, wants: (field) => wants(select, field) });
+  return select ? out.map((rep) => project(rep, select)) : out;
+}
+

@@ -1,0 +1,134 @@
+import type { Request, Response } from 'express';
+import { currentContext } from '@inventory/core';
+import type { Identity } from '@inventory/auth';
+import { type Tx, type ModelDef, type ServiceContext, type Touched, type WriteContext, PENDING_HEADER, type WrittenEvent } from '../model';
+import { claimKey, fingerprint, idempotencyKey, recordAnswer, recordApplied, type KeyRecord } from './idempotency';
+import { recordChanges, type Recorded } from './changes';
+import { retryingReserved } from '../projections';
+import { baseUrl } from '../read';
+import { lockTree } from './write';
+
+/** What a write handler applied, inside its transaction. */
+export interface WriteResult {
+  status: number;
+  /** The objects the answer shows (none for a delete). */
+  ids: number[];
+  /** The answer is a list (a bulk write). */
+  bulk: boolean;
+  /** What the write created, updated and deleted: the pipeline records the changes and their events. */
+  touched: Touched;
+}
+
+/** The answer to a write, built after the commit from what it applied. */
+export interface Answer {
+  headers: Record<string, string>;
+  /** JSON text; '' for none (204). */
+  body: string;
+}
+
+/** Builds the answer after the commit; `written` holds the objects as the write left them (absent on a replay). */
+export type Respond = (applied: { status: number; ids: number[]; bulk: boolean }, written?: Recorded) => Promise<Answer>;
+
+export function writeContext(ctx: ServiceContext, tx: Tx, identity: Identity, base = ''): WriteContext {
+  return { tx, identity, requestId: currentContext()?.requestId ?? '', service: ctx, memo: new Map(), base };
+}
+
+/**
+ * Every REST write of a model goes through here: one transaction (run again
+ * on a deadlock or serialization failure) in which the idempotency key is
+ * claimed, the tree locked, the handler's work done, every touched object's
+ * change recorded with its event in the outbox, and what was applied
+ * recorded for the key; after the commit the hooks, then the answer (from
+ * the representations the change records already built) and its record for
+ * repeats of the key.
+ */
+export async function runWrite(
+  ctx: ServiceContext,
+  model: ModelDef,
+  req: Request,
+  res: Response,
+  identity: Identity,
+  work: (wctx: WriteContext) => Promise<WriteResult>,
+  respond: Respond,
+): Promise<void> {
+  const key = idempotencyKey(req);
+  const print = key ? fingerprint(req) : '';
+  // run again while an object it names is reserved by another service's delete being decided (reservations.ts)
+  const outcome = await retryingReserved(() =>
+    ctx.db.transaction(async (tx): Promise<{ earlier: KeyRecord } | { applied: WriteResult; recorded: Recorded }> => {
+      if (key) {
+        const earlier = await claimKey(ctx, tx, identity, key, print);
+        if (earlier) return { earlier };
+      }
+      const { applied, recorded } = await applyIn(ctx, model, writeContext(ctx, tx, identity, baseUrl(req, ctx.settings.publicUrl)), work);
+      if (key) await recordApplied(ctx, tx, identity, key, applied);
+      return { applied, recorded };
+    }),
+  );
+  if ('earlier' in outcome) {
+    res.setHeader('Idempotent-Replayed', 'true');
+    return send(res, outcome.earlier.status, outcome.earlier.answer ?? (await respond(outcome.earlier)));
+  }
+  const { applied, recorded } = outcome;
+  if (model.hooks.afterCommit && recorded.changes.length) await model.hooks.afterCommit(ctx, recorded.changes);
+  await awaitReaders(ctx, res, recorded.events);
+  const answer = await respond(applied, recorded);
+  if (key) await recordAnswer(ctx, identity, key, answer);
+  send(res, applied.status, answer);
+}
+
+/**
+ * Before a write is answered: waits until every service that shows its
+ * objects (projections, the change log) has applied its events, or the
+ * bound passed; those that had not are named in `X-Consistency-Pending`.
+ */
+export async function awaitReaders(ctx: ServiceContext, res: Response, events: WrittenEvent[]): Promise<void> {
+  const pending = (await ctx.consistency?.settle(events)) ?? [];
+  if (pending.length) res.setHeader(PENDING_HEADER, pending.join(', '));
+}
+
+/**
+ * A write that no REST request starts (token provisioning, the first
+ * superuser, custom-field data rewrites, delete rules applied from another
+ * service's event): the same pipeline as `runWrite`, without an idempotency
+ * key or an answer. Resolves after the commit and the model's afterCommit
+ * hook, with what `work` returned and the changes recorded; a caller that
+ * answers somebody waits for `recorded.events` itself (`ctx.consistency`).
+ */
+export async function runChange<T extends { touched: Touched }>(
+  ctx: ServiceContext,
+  model: ModelDef,
+  identity: Identity,
+  work: (wctx: WriteContext) => Promise<T>,
+  base = '',
+): Promise<{ applied: T; recorded: Recorded }> {
+  const outcome = await retryingReserved(() => ctx.db.transaction((tx) => applyIn(ctx, model, writeContext(ctx, tx, identity, base), work)));
+  if (model.hooks.afterCommit && outcome.recorded.changes.length) await model.hooks.afterCommit(ctx, outcome.recorded.changes);
+  return outcome;
+}
+
+/** The pipeline inside the transaction: the tree lock, the work, then each touched object's change and event. */
+async function applyIn<T extends { touched: Touched }>(
+  ctx: ServiceContext,
+  model: ModelDef,
+  wctx: WriteContext,
+  work: (wctx: WriteContext) => Promise<T>,
+): Promise<{ applied: T; recorded: Recorded }> {
+  if (model.tree) await lockTree(wctx.tx, model);
+  const applied = await work(wctx);
+  if (model.hooks.afterWrite) await model.hooks.afterWrite(applied.touched, wctx);
+  const recorded = await recordChanges(ctx, model, wctx, applied.touched);
+  return { applied, recorded };
+}
+
+function send(res: Response, status: number, answer: Answer): void {
+  for (const [k, v] of Object.entries(answer.headers)) res.setHeader(k, v);
+  res.statusCode = status;
+  if (answer.body === '') {
+    res.end();
+    return;
+  }
+  res.setHeader('Content-Type', 'application/json');
+  res.setHeader('Content-Length', Buffer.byteLength(answer.body));
+  res.end(answer.body);
+}
