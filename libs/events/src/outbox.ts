@@ -13,7 +13,7 @@ export const OUTBOX_TABLE = '_outbox';
  * The DDL of the outbox as it is now (the live schema derives from this; each
  * migration froze its own copy): the table (`reference` added later: what
  * referring services project), then the indexes of the by-request filters
- * (libs/rest filters.ts) and of pruning sent rows.
+ * (libs/rest read/filters.ts) and of pruning sent rows.
  */
 /**
  * The outbox's documents are `json`, the text as written: a bulk write's

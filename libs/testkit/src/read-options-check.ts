@@ -1,5 +1,5 @@
 /**
- * The contract's read-options pass (libs/rest/src/read-options.ts), for every
+ * The contract's read-options pass (libs/rest/src/read/read-options.ts), for every
  * declared model: `fields=` and `omit=` on list and detail, `count=false`,
  * NetBox 4.6's `start=` pages and the opaque `cursor=` pages in the declared
  * ordering and others, while objects are being created between pages.

@@ -8,7 +8,7 @@ import { createService as tenancy } from '@inventory/tenancy';
 import { createService as dcim } from '@inventory/dcim';
 
 /**
- * The engine's config_context (libs/rest config-context.ts) on a test
+ * The engine's config_context (libs/rest read/config-context.ts) on a test
  * service of its own: a small `virtualization` (cluster types, groups,
  * clusters, and a virtual machine that also names a location and a device
  * type, so every criterion is exercised). Its criteria read dcim (sites,

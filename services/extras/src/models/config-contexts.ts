@@ -6,7 +6,7 @@ import { defineModel, f, type FieldDef, type ManyField } from '@inventory/rest';
  * (extras.ConfigTemplate). A config context's criteria are m2m fields to
  * other services' models (regions, sites, ... kept here as projections);
  * devices and virtual machines render the contexts that match them
- * (libs/rest config-context.ts). Both models may name a data file in
+ * (libs/rest read/config-context.ts). Both models may name a data file in
  * NetBox; files are not synced here, so those fields are read-only nulls.
  */
 

@@ -9,7 +9,7 @@ const exportable = (label: string) => !!contentType(label)?.endpoint && !label.s
 /**
  * Export templates (NetBox's extras.ExportTemplate, spec C.10): Jinja code
  * that any list of the chosen types renders with `?export=<name>`
- * (libs/rest export.ts; every service reads them from its projection).
+ * (libs/rest read/export.ts; every service reads them from its projection).
  * Data files are not synced here: the data-source fields are read-only nulls.
  */
 export const exportTemplate: ModelDef = defineModel({

@@ -6,7 +6,7 @@ import { contentTypesIdFilter, defineModel, f, savedFilterVisibility, type Model
 /**
  * Saved filters (NetBox's extras.SavedFilter, spec C.10): named sets of
  * query parameters that any list of the chosen types applies with
- * `?filter=<slug>` or `?filter_id=<id>` (libs/rest saved-filters.ts; every
+ * `?filter=<slug>` or `?filter_id=<id>` (libs/rest read/saved-filters.ts; every
  * service reads them from its projection). `user` is the owner, the caller
  * when omitted (NetBox's UI sets it so; its API leaves it null); a filter
  * that is not `shared` is seen and used by its owner only (and by

@@ -1,6 +1,6 @@
 /**
  * What the browsable API's forms start with, from the OPTIONS answer's
- * `actions.POST` / `actions.PUT` field maps (libs/rest/src/options.ts).
+ * `actions.POST` / `actions.PUT` field maps (libs/rest/src/http/options.ts).
  */
 
 export interface FieldInfo {

@@ -2,7 +2,7 @@ import { runStatements, type Migration } from '@inventory/rest';
 
 /**
  * Frozen history: names every index after its table and columns
- * (`<table>_<columns>_idx`, `…_uniq`, see `objectName` in libs/rest/src/schema.ts)
+ * (`<table>_<columns>_idx`, `…_uniq`, see `objectName` in libs/rest/src/model/schema.ts)
  * instead of unique-rule positions, the schema name or Sequelize's collision-prone
  * `<table>_<column>`. Never edit it; add a migration.
  */

@@ -11,7 +11,7 @@ const POSITIVE_INT_MAX = 2147483647;
 
 /**
  * NetBox's VirtualMachine, with its `config_context` merged in SQL from the
- * projected config contexts (libs/rest config-context.ts). `primary_ip` is computed: the IPv6 primary address when set, else the IPv4
+ * projected config contexts (libs/rest read/config-context.ts). `primary_ip` is computed: the IPv6 primary address when set, else the IPv4
  * one (PREFER_IPV4 off). `interface_count` and `virtual_disk_count` are
  * NetBox's stored counters, counted here.
  */
