@@ -1,5 +1,5 @@
-import { type Channel, type ChannelModel } from 'amqplib';
-import { connectBroker } from './connection';
+import { type Channel } from 'amqplib';
+import { BrokerSession, type BrokerLink } from './session';
 
 type Log = { info(o: object, m?: string): void; warn(o: object, m?: string): void };
 
@@ -31,7 +31,8 @@ export interface Expectation {
 /** How long a confirmation that arrives before its writer waits for it is kept (the writer registers after its commit). */
 const EARLY_MS = 10_000;
 const EARLY_MAX = 200_000;
-const MAX_BACKOFF_MS = 5_000;
+/** Confirmations are only worth anything while writers wait (a few seconds): reconnect sooner than the event sessions. */
+const BACKOFF = { first: 100, max: 5_000 };
 
 interface Waiter {
   /** Per event id: the services still to confirm it. */
@@ -53,20 +54,19 @@ export interface ConsistencyOptions {
  * a channel to publish its own confirmations to other services.
  */
 export class Consistency {
-  private stopping = false;
-  private loop: Promise<void> | null = null;
+  private readonly session: BrokerSession;
   private ch: Channel | null = null;
-  private broken: ((err: Error) => void) | null = null;
-  private wake: (() => void) | null = null;
   /** Waiters by event id (a waiter is listed under each of its open events). */
   private readonly waiting = new Map<string, Set<Waiter>>();
   /** Confirmations that came before anyone waited for them: event id → services, with when they came. */
   private readonly early = new Map<string, { by: Set<string>; at: number }>();
-  private readyResolve: () => void = () => undefined;
   /** Resolves once the first session is consuming (or the hub stopped). */
-  readonly ready = new Promise<void>((r) => (this.readyResolve = r));
+  readonly ready: Promise<void>;
 
-  constructor(private readonly o: ConsistencyOptions) {}
+  constructor(private readonly o: ConsistencyOptions) {
+    this.session = new BrokerSession({ amqpUrl: o.amqpUrl, log: o.log, name: 'consistency', backoff: BACKOFF, serve: (link) => this.serve(link) });
+    this.ready = this.session.ready;
+  }
 
   /** Whether confirmations can flow now (a writer with none coming does not wait for them). */
   get connected(): boolean {
@@ -74,17 +74,11 @@ export class Consistency {
   }
 
   start(): void {
-    this.stopping = false;
-    this.loop ??= this.run();
+    this.session.start();
   }
 
-  async stop(): Promise<void> {
-    this.stopping = true;
-    this.broken?.(new Error('stopping'));
-    this.wake?.();
-    await this.loop;
-    this.loop = null;
-    this.readyResolve();
+  stop(): Promise<void> {
+    return this.session.stop();
   }
 
   /**
@@ -134,7 +128,7 @@ export class Consistency {
         ch.publish(CONSISTENCY_EXCHANGE, owner, Buffer.from(JSON.stringify(body)), { contentType: 'application/json' });
       }
     } catch (err) {
-      this.broken?.(err as Error);
+      this.session.fail(err as Error);
     }
   }
 
@@ -167,61 +161,31 @@ export class Consistency {
     }
   }
 
-  private async run(): Promise<void> {
-    let backoff = 100;
-    while (!this.stopping) {
-      const started = Date.now();
-      try {
-        await this.serve();
-      } catch (err) {
-        if (this.stopping) break;
-        if (Date.now() - started > 30_000) backoff = 100;
-        this.o.log.warn({ err: (err as Error).message }, 'consistency: reconnecting to the broker');
-        await new Promise<void>((r) => {
-          const t = setTimeout(r, backoff);
-          this.wake = () => (clearTimeout(t), r());
-        });
-        this.wake = null;
-        backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
-      }
-    }
-  }
-
-  private async serve(): Promise<void> {
-    let conn: ChannelModel | null = null;
-    const failure = new Promise<Error>((resolve) => (this.broken = resolve));
+  /** Consumes the confirmations routed to this service, and lends its channel to `confirm`, until the link ends. */
+  private async serve(link: BrokerLink): Promise<void> {
+    const ch = await link.connect();
+    await ch.assertExchange(CONSISTENCY_EXCHANGE, 'direct', { durable: true });
+    const { queue } = await ch.assertQueue('', { exclusive: true, autoDelete: true, durable: false });
+    await ch.bindQueue(queue, CONSISTENCY_EXCHANGE, this.o.service);
+    await ch.consume(
+      queue,
+      (msg) => {
+        if (!msg) return link.fail(new Error('cancelled by the broker'));
+        try {
+          const c = JSON.parse(msg.content.toString('utf8')) as Confirmation;
+          if (c && typeof c.by === 'string' && Array.isArray(c.ids)) this.received({ by: c.by, ids: c.ids.map(String) });
+        } catch {
+          // not a confirmation: nothing waits for it
+        }
+      },
+      { noAck: true },
+    );
+    this.ch = ch;
     try {
-      conn = await connectBroker(this.o.amqpUrl);
-      conn.on('error', (err: Error) => this.broken?.(err));
-      conn.on('close', () => this.broken?.(new Error('broker connection closed')));
-      const ch = await conn.createChannel();
-      ch.on('error', (err: Error) => this.broken?.(err));
-      ch.on('close', () => this.broken?.(new Error('broker channel closed')));
-      await ch.assertExchange(CONSISTENCY_EXCHANGE, 'direct', { durable: true });
-      const { queue } = await ch.assertQueue('', { exclusive: true, autoDelete: true, durable: false });
-      await ch.bindQueue(queue, CONSISTENCY_EXCHANGE, this.o.service);
-      await ch.consume(
-        queue,
-        (msg) => {
-          if (!msg) return this.broken?.(new Error('cancelled by the broker'));
-          try {
-            const c = JSON.parse(msg.content.toString('utf8')) as Confirmation;
-            if (c && typeof c.by === 'string' && Array.isArray(c.ids)) this.received({ by: c.by, ids: c.ids.map(String) });
-          } catch {
-            // not a confirmation: nothing waits for it
-          }
-        },
-        { noAck: true },
-      );
-      this.ch = ch;
-      this.readyResolve();
-      if (this.stopping) this.broken?.(new Error('stopping'));
-      const err = await failure;
-      if (!this.stopping) throw err;
+      link.ready();
+      await link.ended;
     } finally {
       this.ch = null;
-      this.broken = null;
-      await conn?.close().catch(() => undefined);
     }
   }
 }

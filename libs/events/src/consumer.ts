@@ -1,10 +1,10 @@
-import { type Channel, type ChannelModel, type ConsumeMessage } from 'amqplib';
-import { connectBroker } from './connection';
+import { type Channel, type ConsumeMessage } from 'amqplib';
 import pg from 'pg';
 import type { Counter, Histogram, Metrics } from '@inventory/core';
 import { type Sql, render, quoteIdent } from '@inventory/filtering';
 import type { ChangeEvent } from './envelope';
 import { EVENT_LAG_BUCKETS } from './relay';
+import { BrokerSession, type BrokerLink } from './session';
 import { declareConsumerQueue } from './topology';
 
 type Log = { info(o: object, m?: string): void; warn(o: object, m?: string): void };
@@ -93,6 +93,13 @@ export interface ConsumerOptions {
 
 type Outcome = 'applied' | 'duplicate' | 'failed' | 'rejected';
 
+/** What a batch is applied with: the link's database session and channel. */
+interface Serving {
+  db: pg.Client;
+  ch: Channel;
+  link: BrokerLink;
+}
+
 /** What `EventConsumer.status()` answers (`/api/status/` shows it per reader). */
 export interface ConsumerStatus {
   connected: boolean;
@@ -100,7 +107,6 @@ export interface ConsumerStatus {
   sources: Record<string, { lag_seconds: number; applied_at: string }>;
 }
 
-const MAX_BACKOFF_MS = 10_000;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The event of a message, or null when it is not one (it can never be applied). */
@@ -129,10 +135,7 @@ function parse(msg: ConsumeMessage): ChangeEvent | null {
  * backoff; what was not acked is delivered again.
  */
 export class EventConsumer {
-  private stopping = false;
-  private loop: Promise<void> | null = null;
-  private broken: ((err: Error) => void) | null = null;
-  private wakeSleep: (() => void) | null = null;
+  private readonly session: BrokerSession;
   private lastPrune = 0;
   /** Events applied, and duplicates skipped, since start (for tests). */
   applied = 0;
@@ -142,13 +145,12 @@ export class EventConsumer {
   private readonly apply: BatchHandler;
   private readonly counted?: { events: Counter<'queue' | 'outcome'>; lag: Histogram<'queue' | 'source'> };
   private setConsuming: (on: boolean) => void = () => undefined;
-  private markReady: () => void = () => undefined;
   /** The channel consuming now (null while reconnecting). */
   private channel: Channel | null = null;
   /** Per source service: the lag of the last event applied, and when. */
   private readonly lastLag = new Map<string, { seconds: number; at: number }>();
   /** Resolves once the queue is declared, bound and consumed the first time (or the consumer stopped). */
-  readonly ready = new Promise<void>((r) => (this.markReady = r));
+  readonly ready: Promise<void>;
 
   constructor(private readonly o: ConsumerOptions) {
     const m = o.metrics;
@@ -166,91 +168,59 @@ export class EventConsumer {
     if (batchHandler) this.apply = batchHandler;
     else if (handler) this.apply = (events, tx) => (events.length === 1 ? handler(events[0], tx) : applyEach(handler, events, tx));
     else throw new Error('EventConsumer needs a handler or a batchHandler');
+    this.session = new BrokerSession({ amqpUrl: o.amqpUrl, log: o.log, name: 'event consumer', logFields: { queue: o.queue }, serve: (link) => this.serve(link) });
+    this.ready = this.session.ready;
   }
 
   start(): void {
-    this.stopping = false;
-    this.loop ??= this.run();
+    this.session.start();
   }
 
   /** Stops taking messages, finishes the one being applied, closes the connections (unacked ones go back to the queue). */
-  async stop(): Promise<void> {
-    this.stopping = true;
-    this.broken?.(new Error('stopping'));
-    this.wakeSleep?.();
-    await this.loop;
-    this.loop = null;
-    this.markReady();
-  }
-
-  private async run(): Promise<void> {
-    let backoff = 200;
-    while (!this.stopping) {
-      const started = Date.now();
-      try {
-        await this.serve();
-      } catch (err) {
-        if (this.stopping) break;
-        if (Date.now() - started > 30_000) backoff = 200; // it ran for a while: a fresh failure
-        this.o.log.warn({ err: (err as Error).message, queue: this.o.queue }, 'event consumer: retrying after an error');
-        await this.sleep(backoff);
-        backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
-      }
-    }
+  stop(): Promise<void> {
+    return this.session.stop();
   }
 
   /** Connects, consumes until a connection fails (throws) or the consumer stops (returns). */
-  private async serve(): Promise<void> {
-    let db: pg.Client | null = null;
-    let conn: ChannelModel | null = null;
+  private async serve(link: BrokerLink): Promise<void> {
+    const db = new pg.Client({
+      connectionString: this.o.databaseUrl,
+      options: `-c search_path=${quoteIdent(this.o.schema)},public -c timezone=UTC`,
+    });
+    db.on('error', (err) => link.fail(err));
+    db.on('end', () => link.fail(new Error('database connection closed')));
     let chain: Promise<void> = Promise.resolve();
-    const failure = new Promise<Error>((resolve) => (this.broken = resolve));
     try {
-      db = new pg.Client({
-        connectionString: this.o.databaseUrl,
-        options: `-c search_path=${quoteIdent(this.o.schema)},public -c timezone=UTC`,
-      });
-      db.on('error', (err) => this.broken?.(err));
-      db.on('end', () => this.broken?.(new Error('database connection closed')));
       await db.connect();
-      conn = await connectBroker(this.o.amqpUrl);
-      conn.on('error', (err: Error) => this.broken?.(err));
-      conn.on('close', () => this.broken?.(new Error('broker connection closed')));
-      const ch = await conn.createChannel();
-      ch.on('error', (err: Error) => this.broken?.(err));
-      ch.on('close', () => this.broken?.(new Error('broker channel closed')));
+      const ch = await link.connect();
       await declareConsumerQueue(ch, { name: this.o.queue, bindings: this.o.bindings, deliveryLimit: this.o.deliveryLimit });
       await ch.prefetch(Math.max(this.o.prefetch ?? 20, this.batchSize));
-      const client = db;
+      const s: Serving = { db, ch, link };
       const waiting: ConsumeMessage[] = [];
       // one drain at a time, in delivery order: each takes what has arrived meanwhile
       const drain = async (): Promise<void> => {
-        while (waiting.length) await this.handleBatch(client, ch, waiting.splice(0, this.batchSize));
+        while (waiting.length) await this.handleBatch(s, waiting.splice(0, this.batchSize));
       };
       const { consumerTag } = await ch.consume(
         this.o.queue,
         (msg) => {
-          if (!msg) return this.broken?.(new Error('consumer cancelled by the broker'));
+          if (!msg) return link.fail(new Error('consumer cancelled by the broker'));
           waiting.push(msg);
           if (waiting.length === 1) chain = chain.then(drain);
         },
         { noAck: false },
       );
-      if (this.stopping) this.broken?.(new Error('stopping'));
       this.setConsuming(true);
       this.channel = ch;
-      this.markReady();
+      link.ready();
       this.o.log.info({ queue: this.o.queue }, 'event consumer started');
-      const err = await failure;
-      if (!this.stopping) throw err;
+      await link.ended; // throws when the link failed
       await ch.cancel(consumerTag).catch(() => undefined);
     } finally {
-      this.broken = null;
       this.channel = null;
       this.setConsuming(false);
       await chain; // the message being applied finishes (or fails) before the connections go
-      await conn?.close().catch(() => undefined);
-      await db?.end().catch(() => undefined);
+      await db.end().catch(() => undefined);
     }
   }
 
@@ -260,8 +230,9 @@ export class EventConsumer {
    * handler, the commit, after-commit work, then the acks. A batch that
    * fails is applied again one message at a time.
    */
-  private async handleBatch(db: pg.Client, ch: Channel, msgs: ConsumeMessage[]): Promise<void> {
-    if (this.stopping || !this.broken) return; // left unacked: the broker delivers them again
+  private async handleBatch(s: Serving, msgs: ConsumeMessage[]): Promise<void> {
+    const { db, ch, link } = s;
+    if (!link.live) return; // stopping, or the link failed: left unacked, the broker delivers them again
     const events: { msg: ConsumeMessage; event: ChangeEvent }[] = [];
     for (const msg of msgs) {
       const event = parse(msg);
@@ -269,14 +240,14 @@ export class EventConsumer {
       else {
         this.o.log.warn({ queue: this.o.queue, messageId: msg.properties.messageId }, 'event consumer: not an event, dead-lettered');
         this.counted?.events.inc({ queue: this.o.queue, outcome: 'rejected' });
-        this.settle(() => ch.nack(msg, false, false));
+        this.settle(link, () => ch.nack(msg, false, false));
       }
     }
     if (!events.length) return;
     try {
       await this.applyInTransaction(db, events.map((e) => e.event));
       // one ack for the batch: every earlier message is settled already (batches run one at a time, in order)
-      this.settle(() => ch.ack(events[events.length - 1].msg, true));
+      this.settle(link, () => ch.ack(events[events.length - 1].msg, true));
     } catch (err) {
       this.failed++;
       this.count('failed', events.length);
@@ -291,18 +262,18 @@ export class EventConsumer {
       );
       if (!rolledBack) {
         // the database connection is gone: reconnect (the unacked messages come again)
-        this.broken?.(err as Error);
+        link.fail(err as Error);
         return;
       }
       if (events.length > 1) {
-        for (const { msg } of events) await this.handleBatch(db, ch, [msg]);
+        for (const { msg } of events) await this.handleBatch(s, [msg]);
         return;
       }
       // a short pause, growing with the deliveries, so a failing message does not spin
       const { msg } = events[0];
       const deliveries = Number(msg.properties.headers?.['x-delivery-count'] ?? 0);
       await new Promise((r) => setTimeout(r, Math.min(50 * 2 ** deliveries, 2000)));
-      this.settle(() => ch.nack(msg, false, true));
+      this.settle(link, () => ch.nack(msg, false, true));
       return;
     }
     await this.prune(db);
@@ -373,11 +344,11 @@ export class EventConsumer {
   }
 
   /** Acks or nacks; a closed channel throws, and the broker then redelivers anyway. */
-  private settle(fn: () => void): void {
+  private settle(link: BrokerLink, fn: () => void): void {
     try {
       fn();
     } catch (err) {
-      this.broken?.(err as Error);
+      link.fail(err as Error);
     }
   }
 
@@ -390,19 +361,6 @@ export class EventConsumer {
         [this.o.retentionHours ?? 168],
       )
       .catch((err: Error) => this.o.log.warn({ err: err.message, queue: this.o.queue }, 'event consumer: pruning failed'));
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.wakeSleep = null;
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      this.wakeSleep = done;
-      if (this.stopping) done();
-    });
   }
 }
 

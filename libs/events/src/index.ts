@@ -7,3 +7,4 @@ export * from './consumer';
 export * from './broadcast';
 export * from './connection';
 export * from './consistency';
+export * from './session';

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
-import { type ChannelModel, type ConfirmChannel } from 'amqplib';
-import { connectBroker } from './connection';
+import { type ConfirmChannel } from 'amqplib';
 import pg from 'pg';
 import type { Counter, Histogram, Metrics } from '@inventory/core';
 import { quoteIdent } from '@inventory/filtering';
 import { EVENTS_EXCHANGE, routingKey, type ChangeEvent } from './envelope';
 import { OUTBOX_TABLE, outboxChannel } from './outbox';
+import { BrokerSession, type BrokerLink } from './session';
 import { DURABLE_QUEUES, declareConsumerQueue, declareEventsExchange } from './topology';
 
 type Log = { info(o: object, m?: string): void; warn(o: object, m?: string): void };
@@ -33,7 +33,6 @@ export const EVENT_LAG_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2
 /** How long `stop()` lets the relay publish what is committed before it gives up (the rest waits in the outbox). */
 export const FLUSH_TIMEOUT_MS = 10_000;
 
-const MAX_BACKOFF_MS = 10_000;
 /** A broker that accepts publishes but never confirms them (a half-dead connection) is given up on after this. */
 const CONFIRM_TIMEOUT_MS = 30_000;
 
@@ -58,9 +57,7 @@ export class OutboxRelay {
   private flushing = false;
   private wake: (() => void) | null = null;
   private pending = false;
-  private loop: Promise<void> | null = null;
-  private db: pg.Client | null = null;
-  private broker: ChannelModel | null = null;
+  private readonly session: BrokerSession<ConfirmChannel>;
   private lastPrune = 0;
   /** Rows published since start (for tests). */
   published = 0;
@@ -77,12 +74,24 @@ export class OutboxRelay {
       };
       m.gauge('inventory_outbox_relay_publishing', 'Whether this instance relays the outbox (1) or another replica does, or it is reconnecting (0).', [], (g) => g.set(this.publishing ? 1 : 0));
     }
+    this.session = new BrokerSession({
+      amqpUrl: o.amqpUrl,
+      log: o.log,
+      name: 'outbox relay',
+      logFields: { schema: o.schema },
+      channel: (conn) => conn.createConfirmChannel(),
+      serve: (link) => this.serve(link),
+      // a failure while flushing ends the relay (the session no longer retries once stop() was called)
+      onError: (err) => {
+        if (this.flushing) this.o.log.warn({ err: err.message, schema: this.o.schema }, 'outbox relay: stopped before publishing everything (the rest is published at the next start)');
+      },
+    });
   }
 
   start(): void {
     this.stopping = false;
     this.flushing = false;
-    this.loop ??= this.run();
+    this.session.start();
   }
 
   /**
@@ -99,9 +108,9 @@ export class OutboxRelay {
       this.stopping = true;
       this.nudge();
     }, timeoutMs);
-    await this.loop;
+    // the session stops retrying; the link under way (if any) drains first (serve returns once flushed)
+    await this.session.stop();
     clearTimeout(timer);
-    this.loop = null;
   }
 
   private nudge(): void {
@@ -109,61 +118,49 @@ export class OutboxRelay {
     this.wake?.();
   }
 
-  private async run(): Promise<void> {
-    let backoff = 200;
-    while (!this.stopping && !this.flushing) {
-      try {
-        await this.serve();
-        backoff = 200;
-      } catch (err) {
-        this.publishing = false;
-        if (this.flushing) {
-          this.o.log.warn({ err: (err as Error).message, schema: this.o.schema }, 'outbox relay: stopped before publishing everything (the rest is published at the next start)');
-          break;
-        }
-        this.o.log.warn({ err: (err as Error).message, schema: this.o.schema }, 'outbox relay: retrying after an error');
-        await this.disconnect();
-        await this.sleep(backoff);
-        backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
-      }
-    }
-    this.publishing = false;
-    await this.disconnect();
-  }
-
-  /** Becomes the publishing relay of this schema, then drains until stopped (throws on any connection failure). */
-  private async serve(): Promise<void> {
+  /**
+   * Becomes the publishing relay of this schema (the database and its lock
+   * first: a standby replica holds no broker connection), then drains until
+   * stopped (throws on any connection failure).
+   */
+  private async serve(link: BrokerLink<ConfirmChannel>): Promise<void> {
     // named, so operators (and tests) can find the relay's session in pg_stat_activity
     const db = new pg.Client({ connectionString: this.o.databaseUrl, application_name: `outbox-relay:${this.o.schema}` });
-    this.db = db;
     db.on('error', () => this.nudge());
-    await db.connect();
-    for (;;) {
-      if (this.stopping) return;
-      const [{ locked }] = (await db.query('SELECT pg_try_advisory_lock($1::bigint) AS locked', [lockKey(this.o.schema)])).rows;
-      if (locked) break;
-      if (this.flushing) return; // the publishing replica has the outbox
-      await this.sleep(this.o.pollMs ?? 5000); // another replica publishes
+    link.ended.catch(() => this.nudge()); // a broken broker connection ends the wait at once
+    try {
+      await db.connect();
+      if (!(await this.lock(db))) return;
+      db.on('notification', () => this.nudge());
+      await db.query(`LISTEN ${quoteIdent(outboxChannel(this.o.schema))}`);
+      const ch = await link.connect();
+      await declareEventsExchange(ch);
+      for (const q of DURABLE_QUEUES) await declareConsumerQueue(ch, q);
+      this.o.log.info({ schema: this.o.schema }, 'outbox relay publishing');
+      this.publishing = true;
+      link.ready();
+      while (!this.stopping) {
+        if (link.error) throw link.error;
+        this.pending = false;
+        while (!this.stopping && (await this.drainBatch(db, ch)) > 0);
+        if (this.flushing) return; // drained: everything committed before the stop is published
+        await this.prune(db);
+        if (!this.pending) await this.sleep(this.o.pollMs ?? 5000);
+      }
+    } finally {
+      this.publishing = false;
+      await db.end().catch(() => undefined);
     }
-    db.on('notification', () => this.nudge());
-    await db.query(`LISTEN ${quoteIdent(outboxChannel(this.o.schema))}`);
-    const conn = await connectBroker(this.o.amqpUrl);
-    this.broker = conn;
-    let broken: Error | null = null;
-    conn.on('error', (err: Error) => ((broken = err), this.nudge()));
-    conn.on('close', () => ((broken ??= new Error('broker connection closed')), this.nudge()));
-    const ch = await conn.createConfirmChannel();
-    await declareEventsExchange(ch);
-    for (const q of DURABLE_QUEUES) await declareConsumerQueue(ch, q);
-    this.o.log.info({ schema: this.o.schema }, 'outbox relay publishing');
-    this.publishing = true;
-    while (!this.stopping) {
-      if (broken) throw broken;
-      this.pending = false;
-      while (!this.stopping && (await this.drainBatch(db, ch)) > 0);
-      if (this.flushing) return; // drained: everything committed before the stop is published
-      await this.prune(db);
-      if (!this.pending) await this.sleep(this.o.pollMs ?? 5000);
+  }
+
+  /** Waits for the schema's advisory lock (another replica publishes meanwhile); false when stopped first. */
+  private async lock(db: pg.Client): Promise<boolean> {
+    for (;;) {
+      if (this.stopping) return false;
+      const [{ locked }] = (await db.query('SELECT pg_try_advisory_lock($1::bigint) AS locked', [lockKey(this.o.schema)])).rows;
+      if (locked) return true;
+      if (this.flushing) return false; // the publishing replica has the outbox
+      await this.sleep(this.o.pollMs ?? 5000);
     }
   }
 
@@ -244,23 +241,4 @@ export class OutboxRelay {
       if (this.pending || this.stopping || this.flushing) done();
     });
   }
-
-  private async disconnect(): Promise<void> {
-    const { db, broker } = this;
-    this.db = null;
-    this.broker = null;
-    if (broker) await closeWithin(broker, 2_000);
-    await db?.end().catch(() => undefined);
-  }
-}
-
-/** Closes a broker connection, or drops its socket when the broker does not answer the close in time (a half-dead connection). */
-async function closeWithin(conn: ChannelModel, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const closed = await Promise.race([
-    conn.close().then(() => true, () => true),
-    new Promise<boolean>((r) => (timer = setTimeout(() => r(false), ms))),
-  ]);
-  clearTimeout(timer);
-  if (!closed) (conn as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
 }

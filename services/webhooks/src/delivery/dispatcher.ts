@@ -1,6 +1,6 @@
-import { type ChannelModel, type ConfirmChannel, type ConsumeMessage } from 'amqplib';
+import { type ConfirmChannel, type ConsumeMessage } from 'amqplib';
 import { ServiceUnavailable, type Counter } from '@inventory/core';
-import { EventConsumer, connectBroker } from '@inventory/events';
+import { BrokerSession, EventConsumer, type BrokerLink } from '@inventory/events';
 import { eventSource, type ServiceContext } from '@inventory/rest';
 import { enabledHooks, matchEvents, recordDeliveries } from './matcher';
 import { sendAttempt } from './sender';
@@ -26,7 +26,6 @@ export interface DispatcherOptions {
 }
 
 const MATCH_BATCH = 200;
-const MAX_BACKOFF_MS = 10_000;
 /** An attempt running longer than this marks its receiver slow (its next attempts are parked while it lasts). */
 const SLOW_MS = 1000;
 /** How late a delivery may be before the sweep queues it again, while no attempt waits in the broker. */
@@ -51,9 +50,10 @@ export class Dispatcher {
   /** Messages to publish once the broker is back. */
   private unpublished: ((ch: ConfirmChannel) => Promise<void>)[] = [];
   private ch: ConfirmChannel | null = null;
-  private stopping = false;
-  private loop: Promise<void> | null = null;
-  private broken: ((err: Error) => void) | null = null;
+  /** The senders' broker session: their channel consumes the attempts and publishes retries. */
+  private readonly session: BrokerSession<ConfirmChannel>;
+  /** Settles `start()`: connected, or the first attempt failed. */
+  private started: () => void = () => undefined;
   private sweeper: NodeJS.Timeout | null = null;
   /** Attempts sent since start (for tests). */
   sent = 0;
@@ -85,15 +85,21 @@ export class Dispatcher {
     );
     const concurrency = o.concurrency ?? 64;
     this.slots = new WebhookSlots(Math.max(1, Math.floor(concurrency / 2)), concurrency, SLOW_MS);
+    this.session = new BrokerSession({
+      amqpUrl: o.amqpUrl,
+      log: o.ctx.log,
+      name: 'webhook senders',
+      channel: (conn) => conn.createConfirmChannel(),
+      serve: (link) => this.serve(link),
+      onError: () => this.started(), // start() does not wait for a broker that is down
+    });
   }
 
   /** Starts matching and sending; resolves once connected to the broker (or after its first failure: it keeps trying). */
   async start(): Promise<void> {
-    this.stopping = false;
-    let connected: () => void = () => undefined;
-    const ready = new Promise<void>((r) => (connected = r));
-    this.loop ??= this.run(() => connected());
-    await ready;
+    const started = new Promise<void>((r) => (this.started = r));
+    this.session.start();
+    await started;
     this.matcher.start();
     const sweep = () => void this.sweep().catch((err: Error) => this.o.ctx.log.warn({ err: err.message }, 'webhook sweep failed'));
     sweep();
@@ -101,12 +107,9 @@ export class Dispatcher {
   }
 
   async stop(): Promise<void> {
-    this.stopping = true;
     if (this.sweeper) clearInterval(this.sweeper);
     await this.matcher.stop();
-    this.broken?.(new Error('stopping'));
-    await this.loop;
-    this.loop = null;
+    await this.session.stop();
     this.slots.close();
   }
 
@@ -141,34 +144,10 @@ export class Dispatcher {
     this.unpublished.push(work);
   }
 
-  /** Connects, consumes, and reconnects with backoff until stopped. */
-  private async run(connected: () => void): Promise<void> {
-    let backoff = 200;
-    while (!this.stopping) {
-      const started = Date.now();
-      try {
-        await this.serve(connected);
-      } catch (err) {
-        connected(); // start() does not wait for a broker that is down
-        if (this.stopping) break;
-        if (Date.now() - started > 30_000) backoff = 200;
-        this.o.ctx.log.warn({ err: (err as Error).message }, 'webhook senders: reconnecting after an error');
-        await new Promise((r) => setTimeout(r, backoff));
-        backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
-      }
-    }
-  }
-
-  private async serve(connected: () => void): Promise<void> {
-    let conn: ChannelModel | null = null;
-    const failure = new Promise<Error>((resolve) => (this.broken = resolve));
+  /** Consumes the attempts (and the dead letters) on a confirm channel until the link ends; sends what waited for the broker. */
+  private async serve(link: BrokerLink<ConfirmChannel>): Promise<void> {
+    const ch = await link.connect();
     try {
-      conn = await connectBroker(this.o.amqpUrl);
-      conn.on('error', (err: Error) => this.broken?.(err));
-      conn.on('close', () => this.broken?.(new Error('broker connection closed')));
-      const ch = await conn.createConfirmChannel();
-      ch.on('error', (err: Error) => this.broken?.(err));
-      ch.on('close', () => this.broken?.(new Error('broker channel closed')));
       await declareDeliveryTopology(ch, this.o.scheduleMs);
       await ch.prefetch(this.o.concurrency ?? 64);
       const tags = [
@@ -176,18 +155,16 @@ export class Dispatcher {
         (await ch.consume(DEAD_QUEUE, (m) => m && this.track(this.dead(ch, m)), { noAck: false })).consumerTag,
       ];
       this.ch = ch;
-      connected();
+      link.ready();
+      this.started();
       for (const work of this.unpublished.splice(0)) await this.publish(work);
-      const err = await failure;
-      if (!this.stopping) throw err;
+      await link.ended; // throws when the link failed
       // stopping: take no more; the attempts under way finish and are acked below
       for (const tag of tags) await ch.cancel(tag).catch(() => undefined);
     } finally {
-      this.broken = null;
       // the attempts under way may still queue their retries on this channel (if it is broken, they are kept for the next one)
       await Promise.allSettled([...this.inFlight]);
       this.ch = null;
-      await conn?.close().catch(() => undefined);
     }
   }
 
