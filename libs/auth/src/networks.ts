@@ -1,4 +1,5 @@
 import { BlockList, isIP } from 'node:net';
+import { formatAddress, parseNetwork as parseIpNetwork } from '@inventory/core';
 
 /** One `allowed_ips` entry: an IPv4/IPv6 address with an optional prefix length. */
 export interface Network {
@@ -7,23 +8,14 @@ export interface Network {
   family: 4 | 6;
 }
 
-/** Parses `192.0.2.0/24`, `2001:db8::/32` or a bare address (a host network); null when invalid. */
+/**
+ * Parses `192.0.2.0/24`, `2001:db8::/32` or a bare address (a host network)
+ * with the API's parser (netaddr's rules, libs/core network.ts), the address
+ * in its canonical text; null when invalid.
+ */
 export function parseNetwork(value: unknown): Network | null {
-  if (typeof value !== 'string') return null;
-  const text = value.trim();
-  const slash = text.indexOf('/');
-  const address = slash < 0 ? text : text.slice(0, slash);
-  const family = isIP(address);
-  if (family !== 4 && family !== 6) return null;
-  const max = family === 4 ? 32 : 128;
-  let prefix = max;
-  if (slash >= 0) {
-    const p = text.slice(slash + 1);
-    if (!/^\d{1,3}$/.test(p)) return null;
-    prefix = Number(p);
-    if (prefix > max) return null;
-  }
-  return { address, prefix, family };
+  const n = parseIpNetwork(value);
+  return n ? { address: formatAddress(n.version, n.value), prefix: n.length, family: n.version } : null;
 }
 
 /** Canonical text as NetBox prints it (`192.0.2.1` → `192.0.2.1/32`). */

@@ -7,3 +7,4 @@ export * from './http';
 export * from './input';
 export * from './metrics';
 export * from './startup';
+export * from './network';

@@ -20,6 +20,7 @@ export { memo } from './memo';
 export { areaOf, CONFIG_CONTEXT_CRITERIA, defineModel, titleName } from './model';
 export type { Change, ConfigContextCriterion, CountDef, ModelDef, ModelHooks, Row, ServiceContext, Touched, UniqueDef, WriteContext } from './model';
 export { naturalColumn, naturalize, withNaturalKeys } from './natural';
-export { formatAddress, formatNetwork, isNetwork, networkOf, networkText, parseNetwork } from './network';
+// IP parsing and formatting are core's (one parser for the API's networks, tokens' allowed IPs and trusted proxies)
+export { formatAddress, formatNetwork, isNetwork, networkOf, networkText, parseNetwork } from '@inventory/core';
 export { attributesOf, createModelTables, hashKey, IDEMPOTENCY_TABLE, migrate, outboxJsonStatements, runStatements, TAGGED_ITEM_TABLE, uniqueIndexName } from './schema';
 export type { Migration } from './schema';
