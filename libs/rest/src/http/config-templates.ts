@@ -101,7 +101,7 @@ export async function renderConfig(
   const templateId = await configTemplateFor(ctx, model, row, opts);
   const template = templateId === null ? null : await templateRecord(ctx, templateId, ctx.db);
   if (templateId === null || !template) throw new HttpError(400, { error: `No config template found for this ${model.verboseName}.` });
-  const [rep] = await represent(ctx, model, [row], 'full', base);
+  const [rep] = await represent(ctx, model, [row], { mode: 'full', base });
   const context: Row = { ...((rep.config_context as Row | undefined) ?? {}), ...((body as Row | null | undefined) ?? {}), [opts.as ?? model.model]: rep };
   let content: string;
   try {

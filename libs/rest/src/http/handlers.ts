@@ -66,7 +66,7 @@ export function modelHandlers(ctx: ServiceContext, model: ModelDef): ModelHandle
       const reps =
         written && !brief
           ? ids.map((id) => (exclude ? withoutKey(written.reps.get(id)!, CONFIG_CONTEXT_KEY) : written.reps.get(id)!))
-          : await represent(ctx, model, rows.filter(Boolean), brief ? 'brief' : 'full', base(req), undefined, undefined, { excludeConfigContext: exclude });
+          : await represent(ctx, model, rows.filter(Boolean), { mode: brief ? 'brief' : 'full', base: base(req), excludeConfigContext: exclude });
       if (bulk) return { headers: {}, body: JSON.stringify(reps) };
       if (!rows.length) throw new NotFound(); // deleted since, by somebody else
       const headers: Record<string, string> = { ETag: etagOf(rows[0]) };
@@ -116,7 +116,9 @@ export function modelHandlers(ctx: ServiceContext, model: ModelDef): ModelHandle
         limit: page.limit,
         offset: page.offset,
       });
-      const results = await represent(ctx, model, rows, wantsBrief(params) ? 'brief' : 'full', base(req), undefined, undefined, {
+      const results = await represent(ctx, model, rows, {
+        mode: wantsBrief(params) ? 'brief' : 'full',
+        base: base(req),
         excludeConfigContext: excludesConfigContext(params),
       });
       const links = pageLinks(url, page, count);
@@ -131,7 +133,10 @@ export function modelHandlers(ctx: ServiceContext, model: ModelDef): ModelHandle
       const select = parseFieldSelection(params);
       const [row] = select ? [await readOne(ctx, model, id, scope, select)] : await fetchByIds(ctx, model, [id], ctx.db, scope);
       if (!row) throw new NotFound();
-      const [rep] = await represent(ctx, model, [row], modeOf(params, select), base(req), undefined, select, {
+      const [rep] = await represent(ctx, model, [row], {
+        mode: modeOf(params, select),
+        base: base(req),
+        select,
         excludeConfigContext: excludesConfigContext(params),
       });
       res.setHeader('ETag', etagOf(row));

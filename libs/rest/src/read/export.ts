@@ -98,7 +98,7 @@ async function* representations(ctx: ServiceContext, model: ModelDef, q: ExportQ
   for (let at = 0; at < ids.length; at += CHUNK) {
     const rows = await fetchByIds(ctx, model, ids.slice(at, at + CHUNK));
     // config contexts are a device's method in NetBox, not an attribute an export reads
-    yield represent(ctx, model, rows, q.mode, q.base, undefined, q.select, { excludeConfigContext: true });
+    yield represent(ctx, model, rows, { mode: q.mode, base: q.base, select: q.select, excludeConfigContext: true });
   }
 }
 

@@ -238,6 +238,6 @@ export async function listWithOptions(
       ({ next, previous } = pageLinks(url, page, shown ? Number.MAX_SAFE_INTEGER : page.offset + rows.length));
     }
   }
-  const results = await represent(ctx, model, rows, modeOf(params, select), q.base, undefined, select, { excludeConfigContext: excludesConfigContext(params) });
+  const results = await represent(ctx, model, rows, { mode: modeOf(params, select), base: q.base, select, excludeConfigContext: excludesConfigContext(params) });
   return { count, next, previous, results };
 }

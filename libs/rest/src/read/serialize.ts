@@ -67,7 +67,7 @@ export async function nestedFor(ctx: ServiceContext, label: string, ids: number[
   const local = ctx.models.get(label);
   if (local) {
     const rows = await (q ?? ctx.db).query(sql`SELECT * FROM ${raw(ctx.db.table(local.table))} WHERE id = ANY(${unique}::bigint[])`);
-    const out = await represent(ctx, local, rows, 'nested', base, q);
+    const out = await represent(ctx, local, rows, { mode: 'nested', base, q });
     return new Map(out.map((o) => [Number(o.id), o]));
   }
   // another service's objects: from this service's projection of them, never over HTTP
@@ -92,8 +92,16 @@ export function linkedIds(rep: Row, name: string): number[] | undefined {
   return linked.get(rep)?.[name];
 }
 
-/** What a read asks beyond the mode and selection: `exclude=config_context`. */
-export interface RepresentOptions {
+/** How a page is represented: the mode, the API base of its urls, and what the read asks beyond them. */
+export interface Representation {
+  mode: Mode;
+  /** Absolute base of the API (`''`: urls relative to the API root). */
+  base: string;
+  /** Inside a write, its transaction (one connection: queries one after another); the pool otherwise. */
+  q?: Queryable;
+  /** `fields=` / `omit=`: what is not shown is not computed. */
+  select?: FieldSelection | null;
+  /** `exclude=config_context`. */
   excludeConfigContext?: boolean;
 }
 
@@ -108,185 +116,195 @@ export function fieldsFor(model: ModelDef, mode: Mode): string[] {
   return model.brief.filter((n) => n in model.fields || n in model.counts || n === '_depth' || isTimestamp(model, n));
 }
 
+/** What `represent` loads for a page before rendering its rows, once per page. */
+interface PageData {
+  related: Map<string, Map<number, Row>>;
+  m2m: Map<string, Map<number, number[]>>;
+  generic: Map<string, Map<string, Map<number, Row>>>;
+  contexts: Map<number, Row>;
+  tags: Map<number, Row[]>;
+  cfDefs: Awaited<ReturnType<ServiceContext['extras']['customFields']>>;
+  cfObjects: Map<string, Map<number, Row>>;
+}
+
+/** The pool takes a page's queries in parallel; a transaction is one connection: one after another. */
+async function eachOf<T>(how: Representation, items: T[], fn: (item: T) => Promise<void>): Promise<void> {
+  if (!how.q) {
+    await Promise.all(items.map(fn));
+    return;
+  }
+  for (const item of items) await fn(item);
+}
+
+/** The related objects of a page, one query per relation (fk and m2m nested, generic ones by type). */
+async function loadRelations(ctx: ServiceContext, model: ModelDef, rows: Row[], names: string[], how: Representation, page: PageData): Promise<void> {
+  const { base, q } = how;
+  await eachOf(how, names, async (name) => {
+    const field = model.fields[name];
+    if (!field) return;
+    if (field.type === 'fk') {
+      if (field.pk) return;
+      const ids = rows.map((r) => r[`${name}_id`]).filter((v) => v !== null && v !== undefined) as number[];
+      page.related.set(name, await nestedFor(ctx, field.to, ids, base, q));
+    } else if (field.type === 'm2m') {
+      const links = await (q ?? ctx.db).query(
+        sql`SELECT owner_id, target_id FROM ${raw(ctx.db.table(field.through))} WHERE owner_id = ANY(${rows.map((r) => r.id)}::bigint[]) ORDER BY id`,
+      );
+      const byOwner = new Map<number, number[]>();
+      for (const l of links) {
+        const list = byOwner.get(Number(l.owner_id)) ?? [];
+        list.push(Number(l.target_id));
+        byOwner.set(Number(l.owner_id), list);
+      }
+      page.m2m.set(name, byOwner);
+      page.related.set(name, await nestedFor(ctx, field.to, links.map((l) => Number(l.target_id)), base, q));
+    } else if (field.type === 'generic') {
+      const byType = new Map<string, number[]>();
+      for (const r of rows) {
+        const t = r[field.typeField] as string | null;
+        if (!t || r[field.idField] === null) continue;
+        byType.set(t, [...(byType.get(t) ?? []), Number(r[field.idField])]);
+      }
+      const maps = new Map<string, Map<number, Row>>();
+      await eachOf(how, [...byType], async ([t, ids]) => void maps.set(t, await nestedFor(ctx, t, ids, base, q).catch(() => new Map())));
+      page.generic.set(name, maps);
+    }
+  });
+}
+
+/** The page's tags (one query, then the projection of them), sorted by name per object; and its custom field definitions. */
+async function loadTagsAndFields(ctx: ServiceContext, model: ModelDef, rows: Row[], how: Representation, page: PageData): Promise<void> {
+  const db = how.q ?? ctx.db;
+  const [tagRows, defs] = await Promise.all([
+    model.tags && wants(how.select, 'tags')
+      ? db.query(
+          sql`SELECT object_id, tag_id FROM ${raw(ctx.db.table(TAGGED_ITEM_TABLE))} WHERE content_type = ${model.label} AND object_id = ANY(${rows.map((r) => r.id)}::bigint[])`,
+        )
+      : Promise.resolve([]),
+    model.customFields && wants(how.select, 'custom_fields') ? ctx.extras.customFields(model.label) : Promise.resolve([]),
+  ]);
+  page.cfDefs = defs;
+  if (!tagRows.length) return;
+  const tags = await ctx.extras.tags(tagRows.map((t) => Number(t.tag_id)), how.base);
+  for (const t of tagRows) {
+    const tag = tags.get(Number(t.tag_id));
+    if (!tag) continue;
+    const list = page.tags.get(Number(t.object_id)) ?? [];
+    list.push(tag as unknown as Row);
+    page.tags.set(Number(t.object_id), list);
+  }
+  for (const list of page.tags.values()) list.sort((a, b) => String(a.name).localeCompare(String(b.name)));
+}
+
+/** Object and multi-object custom fields read as nested objects, one batch per object type. */
+async function loadCustomFieldObjects(ctx: ServiceContext, rows: Row[], how: Representation, page: PageData): Promise<void> {
+  const wanted = new Map<string, number[]>();
+  for (const d of objectFieldDefs(page)) {
+    for (const r of rows) {
+      const v = ((r.custom_field_data ?? {}) as Row)[d.name];
+      const list = Array.isArray(v) ? v : v === null || v === undefined ? [] : [v];
+      wanted.set(d.object_type!, [...(wanted.get(d.object_type!) ?? []), ...list.map(Number)]);
+    }
+  }
+  await eachOf(how, [...wanted], async ([t, list]) => void page.cfObjects.set(t, await nestedFor(ctx, t, list, how.base, how.q).catch(() => new Map())));
+}
+
+const objectFieldDefs = (page: PageData) => page.cfDefs.filter((d) => (d.type === 'object' || d.type === 'multiobject') && d.object_type);
+
+/** One field of a row, as the mode shows it (relations from the page's loaded objects). */
+function renderField(model: ModelDef, name: string, row: Row, mode: Mode, page: PageData): [boolean, unknown] {
+  const field = model.fields[name];
+  if (!field) {
+    if (name === '_depth') return [true, row._depth];
+    if (isTimestamp(model, name)) return [true, isoDateTime(row[name])];
+    if (name in model.counts && row[`__count_${name}`] !== undefined) return [true, Number(row[`__count_${name}`])];
+    return [false, undefined];
+  }
+  if (field.type === 'fk') {
+    const id = row[`${name}_id`];
+    if (field.pk) return [true, id === null || id === undefined ? null : Number(id)];
+    const obj = id === null || id === undefined ? null : (page.related.get(name)?.get(Number(id)) ?? null);
+    return [true, field.readAs && mode !== 'full' ? ((obj?.[field.readAs] as unknown) ?? null) : obj];
+  }
+  if (field.type === 'm2m') {
+    const objs = (page.m2m.get(name)?.get(Number(row.id)) ?? []).map((id) => page.related.get(name)?.get(id)).filter(Boolean) as Row[];
+    if (field.write === 'slug') return [true, objs.map((o) => o.slug)];
+    return [true, field.readAs && mode !== 'full' ? objs.map((o) => o[field.readAs!]) : objs];
+  }
+  if (field.type === 'generic') {
+    const t = row[field.typeField] as string | null;
+    const id = row[field.idField];
+    return [true, t && id !== null ? (page.generic.get(name)?.get(t)?.get(Number(id)) ?? null) : null];
+  }
+  if (field.virtual) return [true, row[name] ?? null];
+  if (field.type === 'choice' && field.briefPlain && mode !== 'full') return [true, row[name] === '' || row[name] === undefined ? null : row[name]];
+  return [true, renderScalar(field, row[name])];
+}
+
+/** What only the full form shows: tags, custom fields (object ones nested), timestamps, counts, depth. */
+function addFullKeys(model: ModelDef, row: Row, rep: Row, page: PageData): void {
+  if (model.tags) rep.tags = page.tags.get(Number(row.id)) ?? [];
+  if (model.customFields) {
+    const cf = renderCustomFields(page.cfDefs, row.custom_field_data);
+    for (const d of objectFieldDefs(page)) {
+      const found = page.cfObjects.get(d.object_type!);
+      const v = cf[d.name];
+      if (Array.isArray(v)) cf[d.name] = v.map((id) => found?.get(Number(id)) ?? null).filter(Boolean);
+      else if (v !== null && v !== undefined) cf[d.name] = found?.get(Number(v)) ?? null;
+    }
+    rep.custom_fields = cf;
+  }
+  if (model.timestamps) {
+    rep.created = model.createdAsDate ? (isoDateTime(row.created)?.slice(0, 10) ?? null) : isoDateTime(row.created);
+    rep.last_updated = isoDateTime(row.last_updated);
+  }
+  for (const name of Object.keys(model.counts)) {
+    if (row[`__count_${name}`] !== undefined) rep[name] = Number(row[`__count_${name}`]);
+  }
+  if (model.tree && !('_depth' in rep)) rep._depth = row._depth;
+}
+
 /**
  * Builds representations for a page of rows with a fixed number of queries:
  * one per related model, one for tags, none per row.
  */
-export async function represent(
-  ctx: ServiceContext,
-  model: ModelDef,
-  rows: Row[],
-  mode: Mode,
-  base: string,
-  q?: Queryable,
-  select?: FieldSelection | null,
-  opts: RepresentOptions = {},
-): Promise<Row[]> {
+export async function represent(ctx: ServiceContext, model: ModelDef, rows: Row[], how: Representation): Promise<Row[]> {
   if (rows.length === 0) return [];
+  const { mode, base, q, select } = how;
   // `fields=` / `omit=`: what is not shown is not computed (relations, tags, custom fields)
   const names = fieldsToCompute(model, fieldsFor(model, mode), select);
-  const related = new Map<string, Map<number, Row>>();
-  const m2m = new Map<string, Map<number, number[]>>();
-  const generic = new Map<string, Map<string, Map<number, Row>>>();
-  const db = q ?? ctx.db;
-  // the pool takes a page's relation queries in parallel; a transaction is one connection: one after another
-  const eachOf = async <T>(items: T[], fn: (item: T) => Promise<void>): Promise<void> => {
-    if (!q) {
-      await Promise.all(items.map(fn));
-      return;
-    }
-    for (const item of items) await fn(item);
-  };
-  const relationsLoaded = eachOf(
-    names,
-    async (name) => {
-      const field = model.fields[name];
-      if (!field) return;
-      if (field.type === 'fk') {
-        if (field.pk) return;
-        const ids = rows.map((r) => r[`${name}_id`]).filter((v) => v !== null && v !== undefined) as number[];
-        related.set(name, await nestedFor(ctx, field.to, ids, base, q));
-      } else if (field.type === 'm2m') {
-        const links = await db.query(
-          sql`SELECT owner_id, target_id FROM ${raw(ctx.db.table(field.through))} WHERE owner_id = ANY(${rows.map((r) => r.id)}::bigint[]) ORDER BY id`,
-        );
-        const byOwner = new Map<number, number[]>();
-        for (const l of links) {
-          const list = byOwner.get(Number(l.owner_id)) ?? [];
-          list.push(Number(l.target_id));
-          byOwner.set(Number(l.owner_id), list);
-        }
-        m2m.set(name, byOwner);
-        related.set(name, await nestedFor(ctx, field.to, links.map((l) => Number(l.target_id)), base, q));
-      } else if (field.type === 'generic') {
-        const byType = new Map<string, number[]>();
-        for (const r of rows) {
-          const t = r[field.typeField] as string | null;
-          if (!t || r[field.idField] === null) continue;
-          byType.set(t, [...(byType.get(t) ?? []), Number(r[field.idField])]);
-        }
-        const maps = new Map<string, Map<number, Row>>();
-        await eachOf([...byType], async ([t, ids]) => void maps.set(t, await nestedFor(ctx, t, ids, base, q).catch(() => new Map())));
-        generic.set(name, maps);
-      }
-    },
-  );
-
+  const page: PageData = { related: new Map(), m2m: new Map(), generic: new Map(), contexts: new Map(), tags: new Map(), cfDefs: [], cfObjects: new Map() };
+  const relationsLoaded = loadRelations(ctx, model, rows, names, how, page);
   relationsLoaded.catch(() => undefined); // awaited below; this only keeps an early failure from going unhandled
   if (q) await relationsLoaded;
   // config contexts: one statement for the page (config-context.ts)
-  const showContext = mode === 'full' && !!model.configContext && !opts.excludeConfigContext && wants(select, CONFIG_CONTEXT_KEY);
-  const contextsLoaded = showContext ? configContexts(ctx, model, rows, db) : Promise.resolve(new Map<number, Row>());
+  const showContext = mode === 'full' && !!model.configContext && !how.excludeConfigContext && wants(select, CONFIG_CONTEXT_KEY);
+  const contextsLoaded = showContext ? configContexts(ctx, model, rows, q ?? ctx.db) : Promise.resolve(new Map<number, Row>());
   contextsLoaded.catch(() => undefined);
   if (q) await contextsLoaded;
-  let tagsByObject = new Map<number, Row[]>();
-  let cfDefs: Awaited<ReturnType<ServiceContext['extras']['customFields']>> = [];
-  if (mode === 'full') {
-    const [tagRows, defs] = await Promise.all([
-      model.tags && wants(select, 'tags')
-        ? db.query(
-            sql`SELECT object_id, tag_id FROM ${raw(ctx.db.table(TAGGED_ITEM_TABLE))} WHERE content_type = ${model.label} AND object_id = ANY(${rows.map((r) => r.id)}::bigint[])`,
-          )
-        : Promise.resolve([]),
-      model.customFields && wants(select, 'custom_fields') ? ctx.extras.customFields(model.label) : Promise.resolve([]),
-    ]);
-    cfDefs = defs;
-    if (tagRows.length) {
-      const tags = await ctx.extras.tags(tagRows.map((t) => Number(t.tag_id)), base);
-      for (const t of tagRows) {
-        const tag = tags.get(Number(t.tag_id));
-        if (!tag) continue;
-        const list = tagsByObject.get(Number(t.object_id)) ?? [];
-        list.push(tag as unknown as Row);
-        tagsByObject.set(Number(t.object_id), list);
-      }
-      for (const list of tagsByObject.values()) list.sort((a, b) => String(a.name).localeCompare(String(b.name)));
-    } else tagsByObject = new Map();
-  }
+  if (mode === 'full') await loadTagsAndFields(ctx, model, rows, how, page);
   await relationsLoaded;
-  const contexts = await contextsLoaded;
-
-  // object and multi-object custom fields read as nested objects, one batch per object type
-  const cfObjects = new Map<string, Map<number, Row>>();
-  const objectDefs = cfDefs.filter((d) => (d.type === 'object' || d.type === 'multiobject') && d.object_type);
-  if (objectDefs.length) {
-    const wanted = new Map<string, number[]>();
-    for (const d of objectDefs) {
-      for (const r of rows) {
-        const v = ((r.custom_field_data ?? {}) as Row)[d.name];
-        const list = Array.isArray(v) ? v : v === null || v === undefined ? [] : [v];
-        wanted.set(d.object_type!, [...(wanted.get(d.object_type!) ?? []), ...list.map(Number)]);
-      }
-    }
-    await eachOf([...wanted], async ([t, list]) => void cfObjects.set(t, await nestedFor(ctx, t, list, base, q).catch(() => new Map())));
-  }
+  page.contexts = await contextsLoaded;
+  if (objectFieldDefs(page).length) await loadCustomFieldObjects(ctx, rows, how, page);
 
   const out = rows.map((row) => {
     const rep: Row = { id: Number(row.id), url: objectUrl(ctx, model, base, row.id), display: '' };
     for (const name of names) {
-      const field = model.fields[name];
-      if (!field) {
-        if (name === '_depth') rep._depth = row._depth;
-        else if (isTimestamp(model, name)) rep[name] = isoDateTime(row[name]);
-        else if (name in model.counts && row[`__count_${name}`] !== undefined) rep[name] = Number(row[`__count_${name}`]);
-        continue;
-      }
-      if (field.type === 'fk' && field.pk) {
-        const id = row[`${name}_id`];
-        rep[name] = id === null || id === undefined ? null : Number(id);
-      } else if (field.type === 'fk') {
-        const id = row[`${name}_id`];
-        const obj = id === null || id === undefined ? null : (related.get(name)?.get(Number(id)) ?? null);
-        rep[name] = field.readAs && mode !== 'full' ? ((obj?.[field.readAs] as unknown) ?? null) : obj;
-      } else if (field.type === 'm2m') {
-        const ids = m2m.get(name)?.get(Number(row.id)) ?? [];
-        const objs = ids.map((id) => related.get(name)?.get(id)).filter(Boolean) as Row[];
-        if (field.write === 'slug') rep[name] = objs.map((o) => o.slug);
-        else rep[name] = field.readAs && mode !== 'full' ? objs.map((o) => o[field.readAs!]) : objs;
-      } else if (field.type === 'generic') {
-        const t = row[field.typeField] as string | null;
-        const id = row[field.idField];
-        rep[name] = t && id !== null ? (generic.get(name)?.get(t)?.get(Number(id)) ?? null) : null;
-      } else if (field.virtual) {
-        rep[name] = row[name] ?? null;
-      } else if (field.type === 'choice' && field.briefPlain && mode !== 'full') {
-        rep[name] = row[name] === '' || row[name] === undefined ? null : row[name];
-      } else {
-        rep[name] = renderScalar(field, row[name]);
-      }
+      const [shown, value] = renderField(model, name, row, mode, page);
+      if (shown) rep[name] = value;
     }
-    if (mode === 'full') {
-      if (model.tags) rep.tags = tagsByObject.get(Number(row.id)) ?? [];
-      if (model.customFields) {
-        const cf = renderCustomFields(cfDefs, row.custom_field_data);
-        for (const d of objectDefs) {
-          const found = cfObjects.get(d.object_type!);
-          const v = cf[d.name];
-          if (Array.isArray(v)) cf[d.name] = v.map((id) => found?.get(Number(id)) ?? null).filter(Boolean);
-          else if (v !== null && v !== undefined) cf[d.name] = found?.get(Number(v)) ?? null;
-        }
-        rep.custom_fields = cf;
-      }
-      if (model.timestamps) {
-        rep.created = model.createdAsDate ? (isoDateTime(row.created)?.slice(0, 10) ?? null) : isoDateTime(row.created);
-        rep.last_updated = isoDateTime(row.last_updated);
-      }
-      for (const name of Object.keys(model.counts)) {
-        if (row[`__count_${name}`] !== undefined) rep[name] = Number(row[`__count_${name}`]);
-      }
-      if (model.tree && !('_depth' in rep)) rep._depth = row._depth;
-    }
+    if (mode === 'full') addFullKeys(model, row, rep, page);
     // a row read for a selection holds only the shown fields' columns: display is computed only when shown
     if (wants(select, 'display')) rep.display = model.display(row, rep);
-    const out = showContext ? placeConfigContext(model, rep, contexts.get(Number(row.id)) ?? {}) : rep;
+    const shown = showContext ? placeConfigContext(model, rep, page.contexts.get(Number(row.id)) ?? {}) : rep;
     if (mode === 'full') {
       const lists: Record<string, number[]> = {};
-      for (const name of names) if (model.fields[name]?.type === 'm2m') lists[name] = m2m.get(name)?.get(Number(row.id)) ?? [];
-      linked.set(out, lists);
+      for (const name of names) if (model.fields[name]?.type === 'm2m') lists[name] = page.m2m.get(name)?.get(Number(row.id)) ?? [];
+      linked.set(shown, lists);
     }
-    return out;
+    return shown;
   });
-  if (model.hooks.decorate) await model.hooks.decorate(rows, out, { brief: mode !== 'full', service: ctx, q: db, base, wants: (field) => wants(select, field) });
+  if (model.hooks.decorate) await model.hooks.decorate(rows, out, { brief: mode !== 'full', service: ctx, q: q ?? ctx.db, base, wants: (field) => wants(select, field) });
   return select ? out.map((rep) => project(rep, select)) : out;
 }
 

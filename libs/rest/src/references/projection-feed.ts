@@ -16,7 +16,7 @@ export const projectionQueue = (service: string): string => `${service}.projecti
 
 /** Stored rows of one of this service's models as projection records (what referrers keep of them). */
 export async function recordsFor(ctx: ServiceContext, model: ModelDef, rows: Row[]): Promise<ProjectionRecord[]> {
-  const reps = await represent(ctx, model, rows, 'full', '');
+  const reps = await represent(ctx, model, rows, { mode: 'full', base: '' });
   return rows.map((row, i) => {
     const ref = referenceOf(model, row, reps[i]);
     return { id: Number(row.id), version: Number(row._version ?? 1), deleted: false, nested: ref.nested, data: snapshotOf(model, row, reps[i]), sort: ref.sort, path: ref.path ?? null };

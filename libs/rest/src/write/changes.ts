@@ -33,7 +33,7 @@ export async function capture(ctx: ServiceContext, model: ModelDef, wctx: WriteC
   if (!missing.length) return;
   // read again with the count annotations, so the prechange data is the complete representation
   const rows = await fetchByIds(ctx, model, missing.map((r) => Number(r.id)), wctx.tx);
-  const reps = await represent(ctx, model, rows, 'full', wctx.base ?? '', wctx.tx);
+  const reps = await represent(ctx, model, rows, { mode: 'full', base: wctx.base ?? '', q: wctx.tx });
   reps.forEach((rep) => pre.set(keyOf(model, rep.id), rep));
 }
 
@@ -174,7 +174,7 @@ async function recordGroup(
   // with their count annotations: the representation is the response's
   const after = liveIds.length ? await fetchByIds(ctx, model, liveIds, tx) : [];
   const rows = new Map(after.map((r) => [Number(r.id), r]));
-  const reps = new Map((await represent(ctx, model, after, 'full', wctx.base ?? '', tx)).map((rep) => [Number(rep.id), rep]));
+  const reps = new Map((await represent(ctx, model, after, { mode: 'full', base: wctx.base ?? '', q: tx })).map((rep) => [Number(rep.id), rep]));
   // objects nobody captured before changing them: their current state stands for the prechange one
   const uncaptured = [...before.values()].filter((r) => !wctx.prechange?.has(keyOf(model, r.id)));
   if (uncaptured.length) await capture(ctx, model, wctx, uncaptured);

@@ -396,7 +396,7 @@ export async function protectingObjects(ctx: ServiceContext, label: string, ids:
       const self = other.label === label ? sql` AND NOT (id = ANY(${ids}::bigint[]))` : raw('');
       const rows = await q.query(sql`SELECT * FROM ${raw(ctx.db.table(other.table))} WHERE ${ident(`${name}_id`)} = ANY(${ids}::bigint[])${self} ORDER BY id`);
       // full representations, so the display names its related objects as NetBox's str() does
-      for (const r of await represent(ctx, other, rows, 'full', '', q)) found.push(`${String(r.display)} (${String(r.id)})`);
+      for (const r of await represent(ctx, other, rows, { mode: 'full', base: '', q })) found.push(`${String(r.display)} (${String(r.id)})`);
     }
   }
   // objects a generic relation attaches to these are deleted with them: what keeps those keeps these (a site while

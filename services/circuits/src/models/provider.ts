@@ -35,7 +35,7 @@ export const provider: ModelDef = defineModel({
       const accounts = await q.query(
         sql`SELECT * FROM ${raw(service.db.table(providerAccount.table))} WHERE provider_id = ANY(${ids}::bigint[]) ORDER BY provider_id, account, id`,
       );
-      const nested = await represent(service, providerAccount, accounts, 'nested', base, q);
+      const nested = await represent(service, providerAccount, accounts, { mode: 'nested', base, q });
       const byProvider = new Map<number, unknown[]>();
       accounts.forEach((a, i) => byProvider.set(Number(a.provider_id), [...(byProvider.get(Number(a.provider_id)) ?? []), nested[i]]));
       rows.forEach((row, i) => {

@@ -141,6 +141,6 @@ async function connectedDevice(ctx: ServiceContext, req: Request, res: Response)
   const [d] = await ctx.db.query(sql`SELECT t.id FROM ${raw(ctx.db.table(device.table))} t WHERE t.id = ${far?.device_id ?? 0} AND ${devices}`);
   if (!d) throw new NotFound();
   const rows = await fetchByIds(ctx, device, [Number(d.id)]);
-  const [rep] = await represent(ctx, device, rows, 'full', baseUrl(req, ctx.settings.publicUrl));
+  const [rep] = await represent(ctx, device, rows, { mode: 'full', base: baseUrl(req, ctx.settings.publicUrl) });
   sendJson(res, 200, rep);
 }

@@ -102,7 +102,7 @@ async function decorateAddresses(
          WHERE assigned_object_type = 'ipam.fhrpgroup' AND assigned_object_id = ANY(${rows.map((r) => Number(r.id))}::bigint[])
          ORDER BY CAST(HOST(address) AS inet), id`,
   );
-  const nested = showAddresses && assigned.length ? await represent(c.service, addressModel, assigned, 'nested', c.base, c.q) : [];
+  const nested = showAddresses && assigned.length ? await represent(c.service, addressModel, assigned, { mode: 'nested', base: c.base, q: c.q }) : [];
   const byGroup = new Map<number, { first: Row; reps: Row[] }>();
   assigned.forEach((address, i) => {
     const group = Number(address.assigned_object_id);

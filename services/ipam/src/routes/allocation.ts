@@ -170,7 +170,7 @@ export function mountPool(app: Express, ctx: ServiceContext, pool: IntegerPool):
 /** 201 with the created objects as their change records show them (full form, no count annotations); a replayed key reads them again. */
 function respondCreated(ctx: ServiceContext, model: ModelDef, base: string): Respond {
   return async ({ ids, bulk }, written) => {
-    const reps = written ? ids.map((id) => written.reps.get(id)!) : await represent(ctx, model, await fetchByIds(ctx, model, ids), 'full', base);
+    const reps = written ? ids.map((id) => written.reps.get(id)!) : await represent(ctx, model, await fetchByIds(ctx, model, ids), { mode: 'full', base });
     return { headers: {}, body: JSON.stringify(bulk ? reps : (reps[0] ?? null)) };
   };
 }

@@ -18,7 +18,7 @@ export const availableVlans: IntegerPool = {
     return rows.map((r) => Number(r.v));
   },
   async show(vids, group, ctx, base) {
-    const [nested] = await represent(ctx, vlanGroup, [group], 'nested', base);
+    const [nested] = await represent(ctx, vlanGroup, [group], { mode: 'nested', base });
     return vids.map((vid) => ({ vid, group: nested }));
   },
   check(item): Record<string, string[]> {
