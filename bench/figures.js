@@ -217,6 +217,33 @@ const memory = (r) => ({
   ],
 });
 
+const consistency = (r) => {
+  const w = r.write_latency_ms;
+  const lag = (x) => (x.without.readers_had_it_after_the_answer_ms ? `; without, dcim and extras had it ${format(x.without.readers_had_it_after_the_answer_ms.p50)} ms (p50) after the answer` : '');
+  const sides = (x) =>
+    `with p50 ${format(x.with.p50)} / p99 ${format(x.with.p99)} ms, without p50 ${format(x.without.p50)} / p99 ${format(x.without.p99)} ms (${x.with.n} each)${lag(x)}${x.with.pending_answers ? `; with: ${x.with.pending_answers} answered with X-Consistency-Pending` : ''}`;
+  const log = r.extras_change_log?.with;
+  const patchLog = log ? `; the tenant had ${format(log.changes_of_the_patched_tenant)} changes at the end` : '';
+  // extras' change log refreshes every earlier row of an object on each of its changes: the loops' tenants gather changes as the run goes
+  const logUpdates = log ? `; extras updated ${format(log.rows_updated)} change-log rows in all (${format(log.rows)} rows)` : '';
+  const trend = (x) => (x.write_p50_ms_by_1000_pairs?.length > 1 ? `; write p50 by 1,000 pairs ${x.write_p50_ms_by_1000_pairs.map(format).join(', ')} ms` : '');
+  const on = r.stale_reads.with_guarantee;
+  const off = r.stale_reads.without_guarantee;
+  const pending = Object.entries(on.pending_services ?? {}).map(([s, n]) => `${s} ${n}`).join(', ');
+  return {
+    title: 'Read-your-writes across services: its cost and stale reads',
+    about: `${r.method}. Stale reads: ${r.stale_reads.method}.`,
+    rows: [
+      { figure: 'single POST of a tenant: p50 with the guarantee − without', value: w.single_post.p50_cost_ms, unit: 'ms', goal: lt(r.goals.single_write_p50_cost_ms), beside: sides(w.single_post) },
+      { figure: 'PATCH of a tenant 10 sites name: p50 with − without', value: w.patch_named_by_10_sites.p50_cost_ms, unit: 'ms', goal: lt(r.goals.single_write_p50_cost_ms), beside: `${sides(w.patch_named_by_10_sites)}${patchLog}` },
+      { figure: 'bulk POST of 1,000 tenants: p50 with / without', value: w.bulk_post_1000.p50_with_vs_without, unit: '×', goal: lt(r.goals.bulk_1000_with_vs_without_p50), beside: sides(w.bulk_post_1000) },
+      { figure: `stale reads with the guarantee (rename, then read a site from dcim on a new connection; ${format(on.pairs)} pairs)`, value: on.stale, unit: '', goal: none(r.goals.stale_reads_with_guarantee), beside: `${on.loops} loops at once, ${format(on.pairs_per_s)} pairs/s; write p50 ${format(on.write_ms.p50)} ms, read p50 ${format(on.read_ms.p50)} ms${trend(on)}${logUpdates}${on.write_errors + on.read_errors ? `; ${on.write_errors + on.read_errors} failed requests` : ''}` },
+      { figure: 'of those, answers with X-Consistency-Pending', value: on.pending_answers, unit: '', beside: pending || 'none' },
+      { figure: `stale reads without the guarantee (${format(off.pairs)} pairs)`, value: off.stale, unit: '', beside: `${round((off.stale / off.pairs) * 100, 1)} % of the reads: the measurement sees staleness; write p50 ${format(off.write_ms.p50)} ms, read p50 ${format(off.read_ms.p50)} ms, ${format(off.pairs_per_s)} pairs/s${off.readers_caught_up_after_last_answer_ms !== undefined ? `; the readers had every write ${format(off.readers_caught_up_after_last_answer_ms)} ms after the last answer` : ''}` },
+    ],
+  };
+};
+
 /** Result file name -> extractor. The order is RESULTS.md's. */
 const EXTRACTORS = {
   'tenants-list': tenantsList,
@@ -230,6 +257,7 @@ const EXTRACTORS = {
   'ipam-first-free': ipamFirstFree,
   ipam,
   memory,
+  consistency,
 };
 
 module.exports = { EXTRACTORS, met, format };
