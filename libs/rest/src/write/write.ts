@@ -6,6 +6,9 @@ import {
   columnOf,
   type FieldDef,
   type GenericField,
+  type ManyField,
+  type RefResult,
+  type RelationField,
   pyType,
   type ModelDef,
   type ServiceContext,
@@ -81,116 +84,18 @@ export async function prepare(
   if (!isPlainObject(input)) throw notADict(input);
   const body = model.hooks.input ? model.hooks.input(input) : input;
   const { values, errors } = validateScalars(model, mode, body);
-  const columns: Row = {};
-  const m2m = new Map<string, number[]>();
-  const errs: Errors = errors;
-
-  // run after the loop, one after another: they share the write's transaction (one connection)
-  const relationTasks: (() => Promise<void>)[] = [];
+  const draft: Draft = { ctx, wctx, body, mode, columns: {}, m2m: new Map(), errs: errors, tasks: [] };
   for (const [name, field] of Object.entries(model.fields)) {
     if (field.readOnly) continue;
-    const given = Object.prototype.hasOwnProperty.call(body, name);
-    const column = columnOf(name, field);
-    if (field.type === 'fk') {
-      if (!given) {
-        if (mode !== 'patch' && field.required && field.default === undefined) errs[name] = ['This field is required.'];
-        else if (mode === 'create' && field.default !== undefined) columns[column!] = defaultOf(field);
-        continue;
-      }
-      const value = body[name];
-      if (value === null || value === '') {
-        if (field.nullable) columns[column!] = null;
-        else errs[name] = ['This field may not be null.'];
-        continue;
-      }
-      const problem = field.pk ? pkShapeError(value) : refShapeError(value);
-      if (problem) {
-        errs[name] = [problem];
-        continue;
-      }
-      relationTasks.push(async () => {
-        const [r] = await memo(wctx, `ref:${field.to}:${JSON.stringify(value)}`, () => resolveRefs(ctx, field.to, [value], wctx.tx));
-        if ('error' in r) {
-          errs[name] = [field.pk ? `Invalid pk "${String(value)}" - object does not exist.` : r.error];
-          return;
-        }
-        // another service's object this one PROTECTs: its delete and this reference never both succeed
-        if (field.onDelete === 'PROTECT') await guardReference(ctx, field.to, r.id, wctx);
-        columns[column!] = r.id;
-      });
-    } else if (field.type === 'm2m') {
-      if (!given) continue;
-      const value = body[name];
-      if (!Array.isArray(value)) {
-        errs[name] = [`Expected a list of items but got type "${pyType(value)}".`];
-        continue;
-      }
-      if (field.write === 'pk') {
-        const bad = value.find((v) => !(typeof v === 'number' && Number.isInteger(v)) && !(typeof v === 'string' && /^\d+$/.test(v)));
-        if (bad !== undefined) {
-          errs[name] = [`Incorrect type. Expected pk value, received ${pyType(bad)}.`];
-          continue;
-        }
-      }
-      if (field.write === 'slug') {
-        // DRF's SlugRelatedField: strings only, each an existing slug
-        const bad = value.find((v) => typeof v !== 'string');
-        if (bad !== undefined) {
-          errs[name] = ['Invalid value.'];
-          continue;
-        }
-        relationTasks.push(() =>
-          resolveRefs(ctx, field.to, (value as string[]).map((slug) => ({ slug })), wctx.tx).then((results) => {
-            const missing = results.findIndex((r) => 'error' in r);
-            if (missing >= 0) errs[name] = [`Object with slug=${String(value[missing])} does not exist.`];
-            else m2m.set(name, [...new Set(results.map((r) => (r as { id: number }).id))]);
-          }),
-        );
-        continue;
-      }
-      relationTasks.push(() =>
-        resolveRefs(ctx, field.to, value, wctx.tx).then((results) => {
-          const missing = results.findIndex((r) => 'error' in r);
-          if (missing >= 0) {
-            errs[name] = field.write === 'pk' ? [`Invalid pk "${String(value[missing])}" - object does not exist.`] : results.map((r) => ('error' in r ? [r.error] : {}));
-          } else m2m.set(name, [...new Set(results.map((r) => (r as { id: number }).id))]);
-        }),
-      );
-    } else if (column) {
-      if (given && !errs[name]) columns[column] = values[name];
-      else if (!given && mode === 'create' && field.default !== undefined) columns[column] = defaultOf(field);
-      else if (!given && mode === 'create' && field.type === 'choice' && field.blank) columns[column] = '';
-    }
+    if (field.type === 'fk') draftReference(draft, name, field);
+    else if (field.type === 'm2m') draftLinks(draft, name, field);
+    else draftColumn(draft, name, field, values);
   }
-
-  let tags: number[] | undefined;
-  if (model.tags && Object.prototype.hasOwnProperty.call(body, 'tags')) {
-    const value = body.tags;
-    const problems = Array.isArray(value) ? value.map(refShapeError) : [];
-    if (!Array.isArray(value)) errs.tags = [`Expected a list of items but got type "${pyType(value)}".`];
-    else if (problems.some(Boolean)) errs.tags = problems.map((p) => (p ? [p] : {}));
-    else {
-      relationTasks.push(() =>
-        memo(wctx, `tags:${JSON.stringify(value)}`, () => ctx.extras.resolveTags(value, model.label)).then((results) => {
-          if (results.some((r) => 'error' in r)) errs.tags = results.map((r) => ('error' in r ? [r.error] : {}));
-          else tags = [...new Set(results.map((r) => (r as { id: number }).id))];
-        }),
-      );
-    }
-  }
-  for (const task of relationTasks) await task();
-
-  if (model.customFields && !errs.custom_fields) {
-    try {
-      const defs = await ctx.extras.customFields(model.label);
-      const input = await resolveObjectCustomFields(ctx, defs, body.custom_fields, wctx);
-      const stored = existing ? ((existing.custom_field_data as Row) ?? {}) : null;
-      if (input !== undefined || !existing) columns.custom_field_data = JSON.stringify(applyCustomFields(defs, input, stored));
-    } catch (err) {
-      if (err instanceof ValidationError && !Array.isArray(err.errors)) Object.assign(errs, err.errors);
-      else throw err;
-    }
-  }
+  const tags = model.tags ? draftTags(draft, model) : undefined;
+  // one after another: they share the write's transaction (one connection)
+  for (const task of draft.tasks) await task();
+  if (model.customFields && !draft.errs.custom_fields) await draftCustomFields(draft, model, existing);
+  const { columns, m2m, errs } = draft;
   if (Object.keys(errs).length) throw new ValidationError(errs);
 
   const merged: Row = { ...(existing ?? {}), ...columns };
@@ -200,7 +105,132 @@ export async function prepare(
   if (model.tree) await checkTreeParent(ctx, model, merged, existing, wctx.tx);
   if (model.hooks.validate) await model.hooks.validate(merged, existing, wctx, body);
   if (model.hooks.beforeSave) await model.hooks.beforeSave(columns, existing, wctx);
-  return { columns, m2m, tags, ...(opts.deferUnique ? { unique: merged } : {}) };
+  return { columns, m2m, tags: tags?.ids, ...(opts.deferUnique ? { unique: merged } : {}) };
+}
+
+/** One object of a write being prepared: what is stored so far, the errors, and the lookups still to run. */
+interface Draft {
+  ctx: ServiceContext;
+  wctx: WriteContext;
+  body: Row;
+  mode: WriteMode;
+  columns: Row;
+  m2m: Map<string, number[]>;
+  errs: Errors;
+  /** Lookups (references, tags), run after every field is read. */
+  tasks: (() => Promise<void>)[];
+}
+
+const given = (d: Draft, name: string) => Object.prototype.hasOwnProperty.call(d.body, name);
+
+/** A plain column: the validated value, or the default on create. */
+function draftColumn(d: Draft, name: string, field: FieldDef, values: Row): void {
+  const column = columnOf(name, field);
+  if (!column) return;
+  if (given(d, name)) {
+    if (!d.errs[name]) d.columns[column] = values[name];
+  } else if (d.mode === 'create' && field.default !== undefined) d.columns[column] = defaultOf(field);
+  else if (d.mode === 'create' && field.type === 'choice' && field.blank) d.columns[column] = '';
+}
+
+/** A foreign key: required and null rules, the reference's shape, then its lookup (and PROTECT's guard). */
+function draftReference(d: Draft, name: string, field: RelationField): void {
+  const column = columnOf(name, field)!;
+  if (!given(d, name)) {
+    if (d.mode !== 'patch' && field.required && field.default === undefined) d.errs[name] = ['This field is required.'];
+    else if (d.mode === 'create' && field.default !== undefined) d.columns[column] = defaultOf(field);
+    return;
+  }
+  const value = d.body[name];
+  if (value === null || value === '') {
+    if (field.nullable) d.columns[column] = null;
+    else d.errs[name] = ['This field may not be null.'];
+    return;
+  }
+  const problem = field.pk ? pkShapeError(value) : refShapeError(value);
+  if (problem) {
+    d.errs[name] = [problem];
+    return;
+  }
+  d.tasks.push(async () => {
+    const [r] = await memo(d.wctx, `ref:${field.to}:${JSON.stringify(value)}`, () => resolveRefs(d.ctx, field.to, [value], d.wctx.tx));
+    if ('error' in r) {
+      d.errs[name] = [field.pk ? `Invalid pk "${String(value)}" - object does not exist.` : r.error];
+      return;
+    }
+    // another service's object this one PROTECTs: its delete and this reference never both succeed
+    if (field.onDelete === 'PROTECT') await guardReference(d.ctx, field.to, r.id, d.wctx);
+    d.columns[column] = r.id;
+  });
+}
+
+/** A many-to-many list: a list, of the shape its write form takes (ids, slugs, attribute sets), each resolved. */
+function draftLinks(d: Draft, name: string, field: ManyField): void {
+  if (!given(d, name)) return;
+  const value = d.body[name];
+  if (!Array.isArray(value)) {
+    d.errs[name] = [`Expected a list of items but got type "${pyType(value)}".`];
+    return;
+  }
+  if (field.write === 'pk') {
+    const bad = value.find((v) => !(typeof v === 'number' && Number.isInteger(v)) && !(typeof v === 'string' && /^\d+$/.test(v)));
+    if (bad !== undefined) {
+      d.errs[name] = [`Incorrect type. Expected pk value, received ${pyType(bad)}.`];
+      return;
+    }
+  }
+  const ids = (results: RefResult[]) => [...new Set(results.map((r) => (r as { id: number }).id))];
+  if (field.write === 'slug') {
+    // DRF's SlugRelatedField: strings only, each an existing slug
+    if (value.some((v) => typeof v !== 'string')) {
+      d.errs[name] = ['Invalid value.'];
+      return;
+    }
+    d.tasks.push(async () => {
+      const results = await resolveRefs(d.ctx, field.to, (value as string[]).map((slug) => ({ slug })), d.wctx.tx);
+      const missing = results.findIndex((r) => 'error' in r);
+      if (missing >= 0) d.errs[name] = [`Object with slug=${String(value[missing])} does not exist.`];
+      else d.m2m.set(name, ids(results));
+    });
+    return;
+  }
+  d.tasks.push(async () => {
+    const results = await resolveRefs(d.ctx, field.to, value, d.wctx.tx);
+    const missing = results.findIndex((r) => 'error' in r);
+    if (missing < 0) d.m2m.set(name, ids(results));
+    else d.errs[name] = field.write === 'pk' ? [`Invalid pk "${String(value[missing])}" - object does not exist.`] : results.map((r) => ('error' in r ? [r.error] : {}));
+  });
+}
+
+/** Tags: a list of references, resolved by extras (the ids, once the tasks ran; none when the write leaves them). */
+function draftTags(d: Draft, model: ModelDef): { ids?: number[] } | undefined {
+  if (!given(d, 'tags')) return undefined;
+  const value = d.body.tags;
+  const out: { ids?: number[] } = {};
+  const problems = Array.isArray(value) ? value.map(refShapeError) : [];
+  if (!Array.isArray(value)) d.errs.tags = [`Expected a list of items but got type "${pyType(value)}".`];
+  else if (problems.some(Boolean)) d.errs.tags = problems.map((p) => (p ? [p] : {}));
+  else {
+    d.tasks.push(async () => {
+      const results = await memo(d.wctx, `tags:${JSON.stringify(value)}`, () => d.ctx.extras.resolveTags(value, model.label));
+      if (results.some((r) => 'error' in r)) d.errs.tags = results.map((r) => ('error' in r ? [r.error] : {}));
+      else out.ids = [...new Set(results.map((r) => (r as { id: number }).id))];
+    });
+  }
+  return out;
+}
+
+/** Custom fields: the values written over those stored, checked against extras' definitions (defaults on create). */
+async function draftCustomFields(d: Draft, model: ModelDef, existing: Row | null): Promise<void> {
+  try {
+    const defs = await d.ctx.extras.customFields(model.label);
+    const input = await resolveObjectCustomFields(d.ctx, defs, d.body.custom_fields, d.wctx);
+    const stored = existing ? ((existing.custom_field_data as Row) ?? {}) : null;
+    if (input !== undefined || !existing) d.columns.custom_field_data = JSON.stringify(applyCustomFields(defs, input, stored));
+  } catch (err) {
+    if (err instanceof ValidationError && !Array.isArray(err.errors)) Object.assign(d.errs, err.errors);
+    else throw err;
+  }
 }
 
 /** Object custom field values may be written as ids or attribute sets; store ids (A.12, A.13). */
