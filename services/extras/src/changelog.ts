@@ -58,9 +58,11 @@ class UserIds {
 
 /**
  * Records one change event as an object change, in the consumer's
- * transaction: the row itself, then the object's earlier rows follow its
- * current state (`changed_object` refreshed by a create or update that is
- * the newest seen, cleared by its deletion).
+ * transaction: one row, with the object's nested form as this change left
+ * it (none for a delete). Earlier rows are not rewritten: a change shows its
+ * object as it is now by reading the object's newest change (the model's
+ * decorate hook), so the n-th change of an object costs one insert, not n
+ * updates.
  */
 export function changelogHandler(ctx: ServiceContext): (event: ChangeEvent, tx: ConsumerTx) => Promise<void> {
   const table = raw(ctx.db.table(objectChange.table));
@@ -72,25 +74,13 @@ export function changelogHandler(ctx: ServiceContext): (event: ChangeEvent, tx: 
     const nested = action === 'delete' ? null : nestedOf(data);
     const json = (v: unknown) => (v === null || v === undefined ? null : JSON.stringify(v));
     const userId = await users.of(event.username);
-    const type = event.model.toLowerCase();
-    const sameObject = sql`changed_object_type = ${type} AND changed_object_id = ${event.object_id}`;
     await tx.query(sql`
       INSERT INTO ${table} (time, user_id, user_name, request_id, action, changed_object_type, changed_object_id,
                             changed_object, prechange_data, postchange_data, object_repr)
       VALUES (${event.timestamp}::timestamptz, ${userId}, ${event.username ?? ''}, ${(event.request_id ?? '').toLowerCase()}, ${action},
-              ${type}, ${event.object_id},
-              CASE WHEN EXISTS (SELECT 1 FROM ${table} WHERE ${sameObject} AND action = 'delete') THEN NULL ELSE ${json(nested)}::jsonb END,
+              ${event.model.toLowerCase()}, ${event.object_id}, ${json(nested)}::jsonb,
               ${json(event.snapshots?.prechange)}::jsonb, ${json(event.snapshots?.postchange)}::jsonb,
               ${String(data?.display ?? '').slice(0, 200)})`);
-    if (action === 'delete') {
-      await tx.query(sql`UPDATE ${table} SET changed_object = NULL WHERE ${sameObject} AND changed_object IS NOT NULL`);
-    } else {
-      await tx.query(sql`
-        UPDATE ${table} SET changed_object = ${json(nested)}::jsonb
-         WHERE ${sameObject} AND changed_object IS NOT NULL AND time < ${event.timestamp}::timestamptz
-           AND NOT EXISTS (SELECT 1 FROM ${table} n WHERE n.changed_object_type = ${type} AND n.changed_object_id = ${event.object_id}
-                                                     AND n.time > ${event.timestamp}::timestamptz)`);
-    }
   };
 }
 

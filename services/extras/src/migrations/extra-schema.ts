@@ -10,10 +10,10 @@
 export function extraSchema(schema: string): string[] {
   const t = `"${schema}"."object_change"`;
   return [
-    // the change log's filters: newest first, one request's changes, one object's history
+    // the change log's filters: newest first, one request's changes, one object's history (newest first: its current form)
     `CREATE INDEX "object_change_time_idx" ON ${t} ("time")`,
     `CREATE INDEX "object_change_request_id_idx" ON ${t} ("request_id")`,
-    `CREATE INDEX "object_change_changed_object_type_changed_object_id_idx" ON ${t} ("changed_object_type", "changed_object_id")`,
+    `CREATE INDEX "object_change_object_time_idx" ON ${t} ("changed_object_type", "changed_object_id", "time" DESC, "id" DESC)`,
     // journal entries newest first; an image attachment's file served by its name
     `CREATE INDEX "journal_entry_created_idx" ON "${schema}"."journal_entry" ("created")`,
     `CREATE INDEX "image_attachment_image_idx" ON "${schema}"."image_attachment" ("image")`,

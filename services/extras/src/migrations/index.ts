@@ -11,6 +11,7 @@ import { outboxJson } from './0009_outbox_json';
 import { journalEntries } from './0010_journal_entries';
 import { imageAttachments } from './0011_image_attachments';
 import { lists } from './0012_lists';
+import { objectChangeLatest } from './0013_object_change_latest';
 
 /** In order; each entry is frozen once released (docs/decisions/005-frozen-migrations.md). */
-export const migrations: Migration[] = [initial, indexNames, objectVersions, objectChanges, outbox, outboxIndexes, outboxReference, configContexts, outboxJson, journalEntries, imageAttachments, lists];
+export const migrations: Migration[] = [initial, indexNames, objectVersions, objectChanges, outbox, outboxIndexes, outboxReference, configContexts, outboxJson, journalEntries, imageAttachments, lists, objectChangeLatest];

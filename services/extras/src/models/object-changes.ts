@@ -1,5 +1,5 @@
 import { contentType, contentTypeById, contentTypeDisplay } from '@inventory/refs';
-import { sql, parseDateTime, type FilterDef } from '@inventory/filtering';
+import { sql, raw, parseDateTime, type FilterDef } from '@inventory/filtering';
 import { defineModel, f, parseUuid, type ModelDef } from '@inventory/rest';
 
 export const OBJECT_CHANGE_ACTIONS = [
@@ -109,11 +109,21 @@ export const objectChange: ModelDef = defineModel({
     },
   ],
   hooks: {
-    decorate(_rows, out) {
+    // each change shows its object as it is now: the nested form its newest change left (null once deleted), one query a page
+    async decorate(_rows, out, { service, q, wants }) {
+      if (!out.length || wants?.('changed_object') === false) return;
+      const t = raw(service.db.table(objectChange.table));
+      const current = await q.query(sql`
+        SELECT c.id, latest.changed_object FROM ${t} c
+          CROSS JOIN LATERAL (SELECT n.changed_object FROM ${t} n
+                               WHERE n.changed_object_type = c.changed_object_type AND n.changed_object_id = c.changed_object_id
+                               ORDER BY n.time DESC, n.id DESC LIMIT 1) latest
+         WHERE c.id = ANY(${out.map((o) => Number(o.id))}::bigint[])`);
+      const byId = new Map(current.map((r) => [Number(r.id), r.changed_object]));
       for (const o of out) {
         const url = String(o.url);
         const base = url.slice(0, Math.max(0, url.indexOf('/api/')));
-        o.changed_object = rebase(o.changed_object, base);
+        o.changed_object = rebase(byId.get(Number(o.id)) ?? null, base);
       }
     },
   },
