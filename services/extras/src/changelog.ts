@@ -57,30 +57,45 @@ class UserIds {
 }
 
 /**
- * Records one change event as an object change, in the consumer's
- * transaction: one row, with the object's nested form as this change left
- * it (none for a delete). Earlier rows are not rewritten: a change shows its
- * object as it is now by reading the object's newest change (the model's
- * decorate hook), so the n-th change of an object costs one insert, not n
- * updates.
+ * Records change events as object changes, in the consumer's transaction:
+ * one row each, with the object's nested form as the change left it (none
+ * for a delete), all of a batch in one INSERT. Earlier rows are not
+ * rewritten: a change shows its object as it is now by reading the object's
+ * newest change (the model's decorate hook), so the n-th change of an
+ * object costs one row, not n updates.
  */
-export function changelogHandler(ctx: ServiceContext): (event: ChangeEvent, tx: ConsumerTx) => Promise<void> {
+export function changelogHandler(ctx: ServiceContext): (events: ChangeEvent[], tx: ConsumerTx) => Promise<void> {
   const table = raw(ctx.db.table(objectChange.table));
   const users = new UserIds(ctx);
-  return async (event, tx) => {
-    const action = ACTION[event.event];
-    if (!action) return; // not an object change (job events and the like)
-    const data = (event.data ?? null) as Row | null;
-    const nested = action === 'delete' ? null : nestedOf(data);
-    const json = (v: unknown) => (v === null || v === undefined ? null : JSON.stringify(v));
-    const userId = await users.of(event.username);
+  return async (events, tx) => {
+    const rows: Row[] = [];
+    for (const event of events) {
+      const action = ACTION[event.event];
+      if (!action) continue; // not an object change (job events and the like)
+      const data = (event.data ?? null) as Row | null;
+      rows.push({
+        time: event.timestamp,
+        user_id: await users.of(event.username),
+        user_name: event.username ?? '',
+        request_id: (event.request_id ?? '').toLowerCase(),
+        action,
+        changed_object_type: event.model.toLowerCase(),
+        changed_object_id: event.object_id,
+        changed_object: action === 'delete' ? null : nestedOf(data),
+        prechange_data: event.snapshots?.prechange ?? null,
+        postchange_data: event.snapshots?.postchange ?? null,
+        object_repr: String(data?.display ?? '').slice(0, 200),
+      });
+    }
+    if (!rows.length) return;
     await tx.query(sql`
       INSERT INTO ${table} (time, user_id, user_name, request_id, action, changed_object_type, changed_object_id,
                             changed_object, prechange_data, postchange_data, object_repr)
-      VALUES (${event.timestamp}::timestamptz, ${userId}, ${event.username ?? ''}, ${(event.request_id ?? '').toLowerCase()}, ${action},
-              ${event.model.toLowerCase()}, ${event.object_id}, ${json(nested)}::jsonb,
-              ${json(event.snapshots?.prechange)}::jsonb, ${json(event.snapshots?.postchange)}::jsonb,
-              ${String(data?.display ?? '').slice(0, 200)})`);
+      SELECT r.time, r.user_id, r.user_name, r.request_id, r.action, r.changed_object_type, r.changed_object_id,
+             r.changed_object, r.prechange_data, r.postchange_data, r.object_repr
+        FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+          AS r(time timestamptz, user_id bigint, user_name text, request_id text, action text, changed_object_type text, changed_object_id bigint,
+               changed_object jsonb, prechange_data jsonb, postchange_data jsonb, object_repr text)`);
   };
 }
 
@@ -105,9 +120,9 @@ export function changelog(
   also: ((event: ChangeEvent, tx: ConsumerTx) => Promise<void>)[] = [],
 ): Changelog {
   const record = changelogHandler(ctx);
-  const handler = async (event: ChangeEvent, tx: ConsumerTx) => {
-    await record(event, tx);
-    for (const follow of also) await follow(event, tx);
+  const batchHandler = async (events: ChangeEvent[], tx: ConsumerTx) => {
+    await record(events, tx);
+    for (const event of events) for (const follow of also) await follow(event, tx);
   };
   const consumer = config.AMQP_URL
     ? new EventConsumer({
@@ -116,7 +131,7 @@ export function changelog(
         schema: ctx.name,
         queue,
         bindings: CHANGELOG_QUEUE.bindings,
-        handler,
+        batchHandler,
         metrics: ctx.metrics,
         sourceOf: (event) => eventSource(ctx, event),
         // a write is answered once its change is in the log (CONSISTENCY_WAIT_MS bounds the wait)
