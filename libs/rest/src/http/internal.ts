@@ -53,12 +53,23 @@ function strings(b: Body, name: string): string[] {
   return list(b, name).map(String);
 }
 
+/** A model of this service named by a call; 400 for any other. */
+function modelNamed(ctx: ServiceContext, label: unknown): ModelDef {
+  const m = ctx.models.get(String(label));
+  if (!m) throw new ValidationError({ model: [`Unknown model ${String(label)}`] });
+  return m;
+}
+
 export function mountInternal(app: Express, ctx: ServiceContext): void {
-  const model = (label: unknown): ModelDef => {
-    const m = ctx.models.get(String(label));
-    if (!m) throw new ValidationError({ model: [`Unknown model ${String(label)}`] });
-    return m;
-  };
+  mountReferenceEndpoints(app, ctx);
+  mountDeleteEndpoints(app, ctx);
+  mountExtrasEndpoints(app, ctx);
+  mountDocumentEndpoints(app, ctx);
+}
+
+/** What referring services ask of this one's objects: resolve references, their records and snapshots, keys, counts; and what this service reads (its readers, their state). */
+function mountReferenceEndpoints(app: Express, ctx: ServiceContext): void {
+  const model = (label: unknown) => modelNamed(ctx, label);
   app.post('/internal/resolve', async (req, res) => {
     const b = body(req);
     const m = model(b.model);
@@ -75,25 +86,6 @@ export function mountInternal(app: Express, ctx: ServiceContext): void {
   // how far behind its sources each reader of this service is (the gateway's /api/status/ shows it)
   app.get('/internal/consistency', async (_req, res) => {
     res.json({ readers: (await ctx.consistency?.status()) ?? {} });
-  });
-  app.post('/internal/dependents', async (req, res) => {
-    const b = body(req);
-    const label = String(b.model);
-    const targets = ids(b, 'ids');
-    if (b.token === undefined) return void res.json({ objects: await protectingObjects(ctx, label, targets) });
-    // the owner is about to delete them: reserved here until it decides, unless something here keeps them
-    const token = String(b.token);
-    if (!UUID.test(token)) throw new ValidationError({ token: ['Expected a UUID.'] });
-    res.json({ objects: await reserveAndCheck(ctx, label, targets, token, (q) => protectingObjects(ctx, label, targets, q)) });
-  });
-  app.post('/internal/release', async (req, res) => {
-    const b = body(req);
-    const token = String(b.token);
-    if (!UUID.test(token)) throw new ValidationError({ token: ['Expected a UUID.'] });
-    const deleted = list(b, 'deleted').map((d) => ({ id: Number((d as Body)?.id), version: Number((d as Body)?.version) }));
-    if (deleted.some((d) => !Number.isSafeInteger(d.id) || !Number.isSafeInteger(d.version))) throw new ValidationError({ deleted: ['Expected ids and versions.'] });
-    await release(ctx, String(b.model), token, deleted);
-    res.json({ released: true });
   });
   app.post('/internal/summary', async (req, res) => {
     const m = model(body(req).model);
@@ -124,6 +116,33 @@ export function mountInternal(app: Express, ctx: ServiceContext): void {
     const found = await keyResolver(ctx, m.label, key, !!b.tree)(values);
     res.json({ ids: Object.fromEntries(found) });
   });
+}
+
+/** A delete of another service's objects: the dependents here that PROTECT them (reserving them while the owner decides), and the owner's word. */
+function mountDeleteEndpoints(app: Express, ctx: ServiceContext): void {
+  app.post('/internal/dependents', async (req, res) => {
+    const b = body(req);
+    const label = String(b.model);
+    const targets = ids(b, 'ids');
+    if (b.token === undefined) return void res.json({ objects: await protectingObjects(ctx, label, targets) });
+    // the owner is about to delete them: reserved here until it decides, unless something here keeps them
+    const token = String(b.token);
+    if (!UUID.test(token)) throw new ValidationError({ token: ['Expected a UUID.'] });
+    res.json({ objects: await reserveAndCheck(ctx, label, targets, token, (q) => protectingObjects(ctx, label, targets, q)) });
+  });
+  app.post('/internal/release', async (req, res) => {
+    const b = body(req);
+    const token = String(b.token);
+    if (!UUID.test(token)) throw new ValidationError({ token: ['Expected a UUID.'] });
+    const deleted = list(b, 'deleted').map((d) => ({ id: Number((d as Body)?.id), version: Number((d as Body)?.version) }));
+    if (deleted.some((d) => !Number.isSafeInteger(d.id) || !Number.isSafeInteger(d.version))) throw new ValidationError({ deleted: ['Expected ids and versions.'] });
+    await release(ctx, String(b.model), token, deleted);
+    res.json({ released: true });
+  });
+}
+
+/** What extras asks of every service: tag use and counts, and stored custom-field values rewritten after a definition changed. */
+function mountExtrasEndpoints(app: Express, ctx: ServiceContext): void {
   app.post('/internal/tags/counts', async (req, res) => {
     const rows = await ctx.db.query(
       sql`SELECT tag_id, count(*) AS n FROM ${raw(ctx.db.table(TAGGED_ITEM_TABLE))} WHERE tag_id = ANY(${ids(body(req), 'ids')}::bigint[]) GROUP BY 1`,
@@ -149,6 +168,10 @@ export function mountInternal(app: Express, ctx: ServiceContext): void {
     );
     res.json({ ids: rows.map((r) => Number(r.tag_id)) });
   });
+}
+
+/** This service's part of the OpenAPI and AsyncAPI documents the gateway merges. */
+function mountDocumentEndpoints(app: Express, ctx: ServiceContext): void {
   app.get('/internal/openapi', async (_req, res) => {
     const paths: Record<string, unknown> = {};
     const schemas: Record<string, unknown> = { ...COMMON_SCHEMAS };
