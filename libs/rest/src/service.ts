@@ -100,6 +100,59 @@ export const EXTRAS_DEFINITION_EVENTS = ['extras.tag.#', 'extras.customfield.#',
 export function createRestService(opts: RestServiceOptions): RestService {
   const { config } = opts;
   const log = opts.log ?? createLogger(opts.name, config.LOG_LEVEL);
+  const { ctx, hub } = serviceContext(opts, log);
+  const app = serviceApp(opts, ctx);
+  // the outbox is relayed when a broker is configured; without one, events wait in it
+  const relay = config.AMQP_URL
+    ? new OutboxRelay({
+        databaseUrl: config.DATABASE_URL,
+        schema: opts.name,
+        amqpUrl: config.AMQP_URL,
+        log,
+        // sent rows stay as long as the change log keeps changes: the by-request filters read them
+        retentionHours: config.CHANGELOG_RETENTION * 24,
+        metrics: ctx.metrics,
+      })
+    : null;
+  // other services' objects this one refers to or counts, kept locally from their events
+  const projections = projectionFeed(ctx, config);
+  const workers = opts.workers?.(ctx) ?? [];
+  const background = lifecycle(opts, ctx, { hub, relay, projections, workers });
+  const service: RestService = {
+    ctx,
+    app,
+    relay,
+    projections,
+    async migrate() {
+      const applied = await migrate(config.DATABASE_URL, opts.name, opts.models, opts.migrations);
+      if (applied.length) log.info({ applied }, 'migrations applied');
+      await ensureProjections(ctx);
+      await ensureConfigContextFunctions(ctx);
+      return applied;
+    },
+    async start(port = config.PORT) {
+      // started before its database or broker (a compose file, a cluster coming up): wait for them, do not crash
+      await Promise.all([waitForDatabase(config.DATABASE_URL, log), config.AMQP_URL ? waitForBroker(config.AMQP_URL, log) : undefined]);
+      // a no-op after the migration job (one query finds every migration recorded; sequelize is not loaded); the job
+      // itself fails fast on an unreachable database and is retried by its runner (a Job's backoff, compose's order)
+      await service.migrate();
+      const server = await listen(app, port, config.HOST, shutdownOptions(config));
+      await background.start(server);
+      log.info({ port: server.port }, `${opts.name} listening`);
+      return server;
+    },
+    async stop() {
+      await background.stop();
+      await ctx.db.close();
+      log.info(`${opts.name} stopped`);
+    },
+  };
+  return service;
+}
+
+/** The instance's context: its database, models, clients, settings, metrics, and the consistency gate with its broker hub. */
+function serviceContext(opts: RestServiceOptions, log: Logger): { ctx: ServiceContext; hub: Consistency | null } {
+  const { config } = opts;
   const db = new Db(config.DATABASE_URL, opts.name, config.DATABASE_POOL_MAX);
   const metrics = new Metrics(opts.name);
   registerServiceGauges(metrics, db);
@@ -139,17 +192,22 @@ export function createRestService(opts: RestServiceOptions): RestService {
     log,
     metrics,
   });
+  return { ctx, hub };
+}
 
-  const app = createApp({
+/** The HTTP face: identity check, internal endpoints, the area's index, the service's own routes, then every model's. */
+function serviceApp(opts: RestServiceOptions, ctx: ServiceContext): Express {
+  const { config } = opts;
+  return createApp({
     name: opts.name,
-    log,
+    log: ctx.log,
     queryCountHeader: config.QUERY_COUNT_HEADER,
     maxBodySize: config.MAX_BODY_SIZE,
     streamedBody: opts.streamedBody,
-    metrics,
+    metrics: ctx.metrics,
     metricsToken: config.METRICS_TOKEN,
     readiness: [
-      () => db.ping(),
+      () => ctx.db.ping(),
       async () => {
         if (config.AMQP_URL && !(await brokerReachable(config.AMQP_URL))) throw new Error('RabbitMQ is unreachable');
       },
@@ -174,41 +232,25 @@ export function createRestService(opts: RestServiceOptions): RestService {
       app.use((_req, _res, next) => next(new NotFound()));
     },
   });
+}
 
-  // the outbox is relayed when a broker is configured; without one, events wait in it
-  const relay = config.AMQP_URL ? new OutboxRelay({
-        databaseUrl: config.DATABASE_URL,
-        schema: opts.name,
-        amqpUrl: config.AMQP_URL,
-        log,
-        // sent rows stay as long as the change log keeps changes: the by-request filters read them
-        retentionHours: config.CHANGELOG_RETENTION * 24,
-        metrics,
-      }) : null;
-  // other services' objects this one refers to or counts, kept locally from their events
-  const projections = projectionFeed(ctx, config);
-  const workers = opts.workers?.(ctx) ?? [];
+/**
+ * What runs beside the HTTP server, started once it listens and stopped
+ * once it has drained: the consistency hub, the relay, the projections,
+ * the cache subscription and the service's workers.
+ */
+function lifecycle(
+  opts: RestServiceOptions,
+  ctx: ServiceContext,
+  parts: { hub: Consistency | null; relay: OutboxRelay | null; projections: ProjectionFeed; workers: Worker[] },
+): { start(server: RunningServer): Promise<void>; stop(): Promise<void> } {
+  const { config } = opts;
+  const { hub, relay, projections, workers } = parts;
   let server: RunningServer | null = null;
   let changes: ChangeSubscription | null = null;
-  const service: RestService = {
-    ctx,
-    app,
-    relay,
-    projections,
-    async migrate() {
-      const applied = await migrate(config.DATABASE_URL, opts.name, opts.models, opts.migrations);
-      if (applied.length) log.info({ applied }, 'migrations applied');
-      await ensureProjections(ctx);
-      await ensureConfigContextFunctions(ctx);
-      return applied;
-    },
-    async start(port = config.PORT) {
-      // started before its database or broker (a compose file, a cluster coming up): wait for them, do not crash
-      await Promise.all([waitForDatabase(config.DATABASE_URL, log), config.AMQP_URL ? waitForBroker(config.AMQP_URL, log) : undefined]);
-      // a no-op after the migration job (one query finds every migration recorded; sequelize is not loaded); the job
-      // itself fails fast on an unreachable database and is retried by its runner (a Job's backoff, compose's order)
-      await service.migrate();
-      server = await listen(app, port, config.HOST, shutdownOptions(config));
+  return {
+    async start(listening) {
+      server = listening;
       hub?.start();
       relay?.start();
       projections.start();
@@ -221,13 +263,11 @@ export function createRestService(opts: RestServiceOptions): RestService {
           bindings: EXTRAS_DEFINITION_EVENTS,
           onEvent: () => ctx.extras.invalidate(),
           onConnect: () => ctx.extras.invalidate(),
-          log,
+          log: ctx.log,
         });
         await Promise.race([changes.ready, new Promise((r) => setTimeout(r, 5000).unref())]);
       }
       for (const w of workers) await w.start();
-      log.info({ port: server.port }, `${opts.name} listening`);
-      return server;
     },
     async stop() {
       // no request is answered after this: every write the relay must publish is committed
@@ -239,9 +279,6 @@ export function createRestService(opts: RestServiceOptions): RestService {
       changes = null;
       await hub?.stop();
       await relay?.stop();
-      await db.close();
-      log.info(`${opts.name} stopped`);
     },
   };
-  return service;
 }
