@@ -3,7 +3,11 @@ import { OUTBOX_TABLE } from '@inventory/events';
 import { ValidationError } from '@inventory/core';
 import {
   customFieldFilters,
+  type ChoiceField,
   type CustomFieldDef,
+  type FieldDef,
+  type ManyField,
+  type RelationField,
   TEXT_TYPES,
   type Hop,
   formatAddress,
@@ -53,83 +57,7 @@ export function filtersFor(ctx: ServiceContext, model: ModelDef, cfDefs: CustomF
   const defs: FilterDef[] = [{ kind: 'integer', name: 'id', expr: col('id') }];
   for (const [name, field] of Object.entries(model.fields)) {
     if (field.filter === false || field.writeOnly || field.virtual) continue;
-    if (TEXT_TYPES.has(field.type)) {
-      defs.push({ kind: 'string', name, expr: col(name), iexact: 'iexactFilter' in field ? field.iexactFilter : undefined });
-      continue;
-    }
-    switch (field.type) {
-      case 'integer':
-      case 'bigint':
-      case 'decimal':
-        defs.push({ kind: field.type === 'decimal' ? 'decimal' : 'integer', name, expr: col(name) });
-        break;
-      case 'boolean':
-        defs.push({ kind: 'boolean', name, expr: col(name) });
-        break;
-      case 'cidr':
-      case 'inet':
-        defs.push(networkFilter(name, col(name), field.type));
-        break;
-      case 'date':
-      case 'datetime':
-        defs.push({ kind: field.type, name, expr: col(name) });
-        break;
-      case 'choice': {
-        const numeric = typeof field.choices[0]?.[0] === 'number';
-        defs.push({
-          kind: 'choice',
-          name,
-          // a blank choice is stored '' and read as null: `?<name>=null` finds it
-          expr: field.blank ? sql`NULLIF(${col(name)}, '')` : col(name),
-          choices: field.choices.map(([v]) => v),
-          single: field.singleFilter,
-          coerce: numeric
-            ? (v) => (/^\d+$/.test(v) ? Number(v) : field.choices.find(([, l]) => l.toLowerCase() === v.toLowerCase())?.[0])
-            : (v) => v,
-        });
-        break;
-      }
-      case 'fk': {
-        const column = col(`${name}_id`);
-        const tree = !!field.treeFilter;
-        defs.push({ kind: 'relation', name: field.idFilter ?? `${name}_id`, expr: column, keyType: 'integer', resolve: keyResolver(ctx, field.to, 'id', tree) });
-        const key = field.filterKey === undefined ? 'slug' : field.filterKey;
-        if (key) defs.push({ kind: 'relation', name, expr: column, keyType: 'string', resolve: keyResolver(ctx, field.to, key, tree) });
-        for (const hop of field.hops ?? []) defs.push(hopFilter(ctx, name, field, hop));
-        break;
-      }
-      case 'm2m': {
-        const through = raw(ctx.db.table(field.through));
-        const membership = (ids: number[], negate: boolean) => {
-          const exists = sql`EXISTS (SELECT 1 FROM ${through} l WHERE l.owner_id = t.id AND l.target_id = ANY(${ids}::bigint[]))`;
-          return negate ? sql`NOT ${exists}` : exists;
-        };
-        const byKey = (key: string) => async (values: string[], lookup: string | null) => {
-          const found = await keyResolver(ctx, field.to, key, false)(values);
-          const ids: number[] = [];
-          for (const v of values) {
-            const hit = found.get(v);
-            if (!hit) throw new ValidationError({ [lookup ? `${name}__${lookup}` : name]: [`Select a valid choice. ${v} is not one of the available choices.`] });
-            ids.push(...hit);
-          }
-          return membership(ids, lookup === 'n');
-        };
-        defs.push({ kind: 'method', name: field.idFilter ?? `${name}_id`, lookups: ['n'], valueType: 'integer', apply: byKey('id') });
-        if (field.filterKey) defs.push({ kind: 'method', name: field.filterName ?? name, lookups: ['n'], apply: byKey(field.filterKey) });
-        break;
-      }
-      case 'contenttype':
-        if (field.many) {
-          defs.push({
-            kind: 'method',
-            name,
-            apply: (values) => or(values.map((v) => sql`${col(name)} @> ARRAY[${v}]::varchar[]`)),
-          });
-        } else defs.push({ kind: 'string', name, expr: col(name), lookups: false });
-        break;
-      default:
-        break;
-    }
+    defs.push(...fieldFilters(ctx, name, field));
   }
   if (model.timestamps) {
     defs.push({ kind: 'datetime', name: 'created', expr: col('created') }, { kind: 'datetime', name: 'last_updated', expr: col('last_updated') });
@@ -141,6 +69,82 @@ export function filtersFor(ctx: ServiceContext, model: ModelDef, cfDefs: CustomF
   const extra = [...(model.filters?.(ctx, model) ?? []), ...(model.contacts ? projectedContactFilters(ctx, model) : [])];
   const skip = new Set([...(model.skipFilters ?? []), ...extra.map((d) => d.name)]);
   return [...defs.filter((d) => !skip.has(d.name)), ...extra];
+}
+
+/** The filters one field declares by its type (none for a type that has no filter of its own). */
+function fieldFilters(ctx: ServiceContext, name: string, field: FieldDef): FilterDef[] {
+  if (TEXT_TYPES.has(field.type)) return [{ kind: 'string', name, expr: col(name), iexact: 'iexactFilter' in field ? field.iexactFilter : undefined }];
+  switch (field.type) {
+    case 'integer':
+    case 'bigint':
+    case 'decimal':
+      return [{ kind: field.type === 'decimal' ? 'decimal' : 'integer', name, expr: col(name) }];
+    case 'boolean':
+      return [{ kind: 'boolean', name, expr: col(name) }];
+    case 'cidr':
+    case 'inet':
+      return [networkFilter(name, col(name), field.type)];
+    case 'date':
+    case 'datetime':
+      return [{ kind: field.type, name, expr: col(name) }];
+    case 'choice':
+      return [choiceFilter(name, field)];
+    case 'fk':
+      return relationFilters(ctx, name, field);
+    case 'm2m':
+      return linkFilters(ctx, name, field);
+    case 'contenttype':
+      if (!field.many) return [{ kind: 'string', name, expr: col(name), lookups: false }];
+      return [{ kind: 'method', name, apply: (values) => or(values.map((v) => sql`${col(name)} @> ARRAY[${v}]::varchar[]`)) }];
+    default:
+      return [];
+  }
+}
+
+/** A choice field: its values (a numeric one also by label); a blank choice, stored '', found by `?<name>=null`. */
+function choiceFilter(name: string, field: ChoiceField): FilterDef {
+  const numeric = typeof field.choices[0]?.[0] === 'number';
+  return {
+    kind: 'choice',
+    name,
+    expr: field.blank ? sql`NULLIF(${col(name)}, '')` : col(name),
+    choices: field.choices.map(([v]) => v),
+    single: field.singleFilter,
+    coerce: numeric ? (v) => (/^\d+$/.test(v) ? Number(v) : field.choices.find(([, l]) => l.toLowerCase() === v.toLowerCase())?.[0]) : (v) => v,
+  };
+}
+
+/** A foreign key: by id (`<name>_id`), by its key (`<name>`, a slug unless declared), and its hops. */
+function relationFilters(ctx: ServiceContext, name: string, field: RelationField): FilterDef[] {
+  const column = col(`${name}_id`);
+  const tree = !!field.treeFilter;
+  const defs: FilterDef[] = [{ kind: 'relation', name: field.idFilter ?? `${name}_id`, expr: column, keyType: 'integer', resolve: keyResolver(ctx, field.to, 'id', tree) }];
+  const key = field.filterKey === undefined ? 'slug' : field.filterKey;
+  if (key) defs.push({ kind: 'relation', name, expr: column, keyType: 'string', resolve: keyResolver(ctx, field.to, key, tree) });
+  for (const hop of field.hops ?? []) defs.push(hopFilter(ctx, name, field, hop));
+  return defs;
+}
+
+/** A many-to-many list: objects linked to any of the given ids (or keys), `__n` for none of them. */
+function linkFilters(ctx: ServiceContext, name: string, field: ManyField): FilterDef[] {
+  const through = raw(ctx.db.table(field.through));
+  const membership = (ids: number[], negate: boolean) => {
+    const exists = sql`EXISTS (SELECT 1 FROM ${through} l WHERE l.owner_id = t.id AND l.target_id = ANY(${ids}::bigint[]))`;
+    return negate ? sql`NOT ${exists}` : exists;
+  };
+  const byKey = (key: string) => async (values: string[], lookup: string | null) => {
+    const found = await keyResolver(ctx, field.to, key, false)(values);
+    const ids: number[] = [];
+    for (const v of values) {
+      const hit = found.get(v);
+      if (!hit) throw new ValidationError({ [lookup ? `${name}__${lookup}` : name]: [`Select a valid choice. ${v} is not one of the available choices.`] });
+      ids.push(...hit);
+    }
+    return membership(ids, lookup === 'n');
+  };
+  const defs: FilterDef[] = [{ kind: 'method', name: field.idFilter ?? `${name}_id`, lookups: ['n'], valueType: 'integer', apply: byKey('id') }];
+  if (field.filterKey) defs.push({ kind: 'method', name: field.filterName ?? name, lookups: ['n'], apply: byKey(field.filterKey) });
+  return defs;
 }
 
 /**
