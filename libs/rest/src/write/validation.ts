@@ -83,14 +83,53 @@ function scalarSchema(field: FieldDef): Joi.Schema | null {
   switch (field.type) {
     case 'string':
     case 'text':
-    case 'password': {
-      if (field.check) return checkedString(field);
-      let s = Joi.string();
-      if (field.maxLength) s = s.max(field.maxLength);
-      if (field.minLength) s = s.min(field.minLength);
-      if (field.pattern) s = s.pattern(field.pattern.regex, { name: 'custom' }).messages({ 'string.pattern.name': field.pattern.message });
-      return field.required ? s : s.allow('');
+    case 'password':
+    case 'slug':
+    case 'email':
+    case 'url':
+    case 'color':
+      return textSchema(field);
+    case 'integer':
+    case 'bigint': {
+      // what the column can hold, unless the declaration narrows it
+      const [lo, hi] = field.type === 'integer' ? INT4 : SAFE;
+      return Joi.number()
+        .integer()
+        .min(field.min ?? lo)
+        .max(field.max ?? hi);
     }
+    case 'decimal':
+      return decimalSchema(field);
+    case 'boolean':
+      return Joi.boolean().truthy(1, '1', 'True', 'yes').falsy(0, '0', 'False', 'no');
+    case 'date':
+    case 'datetime':
+      return dateSchema(field.type);
+    case 'json':
+      if (field.shape === 'object') return Joi.object().unknown(true).messages({ 'object.base': JSON_OBJECT });
+      if (field.shape === 'object-or-array') return Joi.alternatives(Joi.object().unknown(true), Joi.array()).messages({ 'alternatives.types': 'Value must be a JSON object or list.' });
+      return Joi.any();
+    case 'choice':
+      return choiceSchema(field);
+    case 'array': {
+      let item: Joi.Schema = field.of === 'integer' ? Joi.number().integer() : Joi.string();
+      if (field.of === 'string' && field.itemMaxLength) item = (item as Joi.StringSchema).max(field.itemMaxLength);
+      const a = Joi.array().items(item);
+      return field.maxItems ? a.max(field.maxItems) : a;
+    }
+    case 'cidr':
+    case 'inet':
+      return networkSchema(field);
+    case 'contenttype':
+      return contentTypeSchema(field);
+    default:
+      return null;
+  }
+}
+
+/** Text of every kind: lengths and patterns (a slug's, an email's, a URL's, a colour's); blank allowed unless required. */
+function textSchema(field: StringField): Joi.Schema {
+  switch (field.type) {
     case 'slug': {
       const s = Joi.string()
         .max(field.maxLength ?? 100)
@@ -110,62 +149,45 @@ function scalarSchema(field: FieldDef): Joi.Schema | null {
       return Joi.string()
         .pattern(/^[0-9a-f]{6}$/)
         .messages({ 'string.pattern.base': 'Enter a valid hexadecimal RGB color code.' });
-    case 'integer':
-    case 'bigint': {
-      // what the column can hold, unless the declaration narrows it
-      const [lo, hi] = field.type === 'integer' ? INT4 : SAFE;
-      return Joi.number()
-        .integer()
-        .min(field.min ?? lo)
-        .max(field.max ?? hi);
+    default: {
+      if (field.check) return checkedString(field);
+      let s = Joi.string();
+      if (field.maxLength) s = s.max(field.maxLength);
+      if (field.minLength) s = s.min(field.minLength);
+      if (field.pattern) s = s.pattern(field.pattern.regex, { name: 'custom' }).messages({ 'string.pattern.name': field.pattern.message });
+      return field.required ? s : s.allow('');
     }
-    case 'decimal':
-      return decimalSchema(field);
-    case 'boolean':
-      return Joi.boolean().truthy(1, '1', 'True', 'yes').falsy(0, '0', 'False', 'no');
-    case 'date':
-      return Joi.string()
-        .pattern(DATE)
-        .custom((v: string, helpers) => (isCalendarDate(v) ? v : helpers.error('string.pattern.base'))).messages({ 'string.pattern.base': 'Date has wrong format. Use one of these formats instead: YYYY-MM-DD.', 'string.base': 'Date has wrong format. Use one of these formats instead: YYYY-MM-DD.' });
-    case 'datetime':
-      return Joi.string()
-        .pattern(DATETIME)
-        .custom((v: string) => (Number.isNaN(Date.parse(v.replace(' ', 'T'))) || !isCalendarDate(v) ? (() => { throw new Error('bad'); })() : v))
-        .messages({
-          'string.pattern.base': MESSAGES['date.base'] as string,
-          'string.base': MESSAGES['date.base'] as string,
-          'any.custom': MESSAGES['date.base'] as string,
-        });
-    case 'json':
-      if (field.shape === 'object') return Joi.object().unknown(true).messages({ 'object.base': JSON_OBJECT });
-      if (field.shape === 'object-or-array') return Joi.alternatives(Joi.object().unknown(true), Joi.array()).messages({ 'alternatives.types': 'Value must be a JSON object or list.' });
-      return Joi.any();
-    case 'choice':
-      return choiceSchema(field);
-    case 'array': {
-      let item: Joi.Schema = field.of === 'integer' ? Joi.number().integer() : Joi.string();
-      if (field.of === 'string' && field.itemMaxLength) item = (item as Joi.StringSchema).max(field.itemMaxLength);
-      let a = Joi.array().items(item);
-      if (field.maxItems) a = a.max(field.maxItems);
-      return a;
-    }
-    case 'cidr':
-    case 'inet':
-      return networkSchema(field);
-    case 'contenttype': {
-      const one = Joi.any().custom((value, helpers) => {
-        if (typeof value !== 'string' || !/^[a-z_]+\.[a-z_]+$/.test(value)) {
-          return helpers.message({ custom: "Invalid value. Specify a content type as '<app_label>.<model_name>'." });
-        }
-        const ct = contentType(value);
-        if (!ct || (field.allowed && !field.allowed(value))) return helpers.message({ custom: `Invalid content type: ${value}` });
-        return ct.label;
-      });
-      return field.many ? Joi.array().items(one) : one;
-    }
-    default:
-      return null;
   }
+}
+
+/** A date (`YYYY-MM-DD`, a real one) or a date and time, in DRF's words when it is not. */
+function dateSchema(type: 'date' | 'datetime'): Joi.Schema {
+  if (type === 'date') {
+    return Joi.string()
+      .pattern(DATE)
+      .custom((v: string, helpers) => (isCalendarDate(v) ? v : helpers.error('string.pattern.base'))).messages({ 'string.pattern.base': 'Date has wrong format. Use one of these formats instead: YYYY-MM-DD.', 'string.base': 'Date has wrong format. Use one of these formats instead: YYYY-MM-DD.' });
+  }
+  return Joi.string()
+    .pattern(DATETIME)
+    .custom((v: string) => (Number.isNaN(Date.parse(v.replace(' ', 'T'))) || !isCalendarDate(v) ? (() => { throw new Error('bad'); })() : v))
+    .messages({
+      'string.pattern.base': MESSAGES['date.base'] as string,
+      'string.base': MESSAGES['date.base'] as string,
+      'any.custom': MESSAGES['date.base'] as string,
+    });
+}
+
+/** A content type as `<app_label>.<model_name>`, one the field allows (a list of them when `many`). */
+function contentTypeSchema(field: Extract<FieldDef, { type: 'contenttype' }>): Joi.Schema {
+  const one = Joi.any().custom((value, helpers) => {
+    if (typeof value !== 'string' || !/^[a-z_]+\.[a-z_]+$/.test(value)) {
+      return helpers.message({ custom: "Invalid value. Specify a content type as '<app_label>.<model_name>'." });
+    }
+    const ct = contentType(value);
+    if (!ct || (field.allowed && !field.allowed(value))) return helpers.message({ custom: `Invalid content type: ${value}` });
+    return ct.label;
+  });
+  return field.many ? Joi.array().items(one) : one;
 }
 
 /**
