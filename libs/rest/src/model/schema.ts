@@ -140,72 +140,90 @@ function laterTargets(model: ModelDef, local: Map<string, ModelDef>): Set<string
  * `<table>_<column>_pkey|fkey|key`, which derive from the same.
  */
 export async function createModelTables(qi: QueryInterface, schema: string, models: ModelDef[]): Promise<void> {
-  const { DataTypes } = sequelizeLib();
   const local = new Map(models.map((m) => [m.label, m]));
-  const q = (statement: string) => qi.sequelize.query(statement);
-  const index = (table: string, name: string, def: string) => q(`CREATE INDEX "${name}" ON "${schema}"."${table}" ${def}`);
-  await q(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
-  for (const model of models) {
-    await qi.createTable({ tableName: model.table, schema }, attributesOf(model, schema, local));
-    for (const [name, field] of Object.entries(model.fields)) {
-      if ((field.type === 'fk' || field.type === 'generic') && !field.virtual) {
-        const cols = field.type === 'fk' ? [`${name}_id`] : [field.typeField, field.idField];
-        await index(model.table, objectName(model.table, cols, 'idx'), `(${cols.map((c) => `"${c}"`).join(', ')})`);
-      }
-    }
-    if (model.tree) await index(model.table, objectName(model.table, ['_path'], 'idx'), 'USING GIN ("_path")');
-    // containment of network columns (`>>=`: the prefixes holding one, `<<`) uses an SP-GiST index,
-    // faster than GiST to build and to probe (docs/decisions/019-ip-index.md); ordered walks need btrees the service declares
-    for (const [name, field] of Object.entries(model.fields)) {
-      if (NETWORK_TYPES.has(field.type) && !field.virtual) await index(model.table, objectName(model.table, [name], 'spgist'), `USING SPGIST ("${name}" inet_ops)`);
-    }
-    for (const [name, field] of Object.entries(model.fields)) {
-      const natural = naturalColumn(name, field);
-      if (natural) await index(model.table, objectName(model.table, [natural], 'idx'), `("${natural}")`);
-    }
-    // the database enforces the unique rules too, so two writes in one batch (or two racing requests) cannot both win
-    for (const u of model.unique) {
-      // case-insensitive rules lower their text columns (a device's name), not the ids beside them
-      const lowered = (f: string) => u.caseInsensitive && TEXT_TYPES.has(model.fields[f]?.type);
-      const cols = u.fields.map((f) => (lowered(f) ? `lower("${fieldColumn(model, f)}")` : `"${fieldColumn(model, f)}"`));
-      const conds = [
-        ...(u.whenNull ?? []).map((f) => `"${fieldColumn(model, f)}" IS NULL`),
-        ...(u.unlessBlank ?? []).map((f) => `"${fieldColumn(model, f)}" <> ''`),
-      ];
-      const where = conds.length ? ` WHERE ${conds.join(' AND ')}` : '';
-      await q(`CREATE UNIQUE INDEX "${uniqueIndexName(model, u)}" ON "${schema}"."${model.table}" (${cols.join(', ')})${where}`);
-    }
-  }
+  const ddl = ddlOf(qi, schema);
+  await ddl.q(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+  for (const model of models) await createModelTable(qi, ddl, model, local);
   for (const model of models) {
     for (const [name, field] of Object.entries(model.fields)) {
       if (field.type !== 'fk' || field.virtual || !laterTargets(model, local).has(field.to)) continue;
       const target = local.get(field.to)!;
-      await q(`ALTER TABLE "${schema}"."${model.table}" ADD CONSTRAINT "${model.table}_${name}_id_fkey" FOREIGN KEY ("${name}_id")
+      await ddl.q(`ALTER TABLE "${schema}"."${model.table}" ADD CONSTRAINT "${model.table}_${name}_id_fkey" FOREIGN KEY ("${name}_id")
         REFERENCES "${schema}"."${target.table}" ("id") ON DELETE ${ON_DELETE[field.onDelete]}`);
     }
   }
-  for (const model of models) {
-    for (const field of Object.values(model.fields)) {
-      if (field.type !== 'm2m') continue;
-      const target = local.get(field.to);
-      await qi.createTable({ tableName: field.through, schema }, {
-        id: { type: DataTypes.BIGINT, primaryKey: true, autoIncrement: true },
-        owner_id: {
-          type: DataTypes.BIGINT,
-          allowNull: false,
-          references: { model: { tableName: model.table, schema }, key: 'id' },
-          onDelete: 'CASCADE',
-        },
-        target_id: {
-          type: DataTypes.BIGINT,
-          allowNull: false,
-          ...(target ? { references: { model: { tableName: target.table, schema }, key: 'id' }, onDelete: 'CASCADE' } : {}),
-        },
-      });
-      await q(`CREATE UNIQUE INDEX "${objectName(field.through, ['owner_id', 'target_id'], 'uniq')}" ON "${schema}"."${field.through}" ("owner_id", "target_id")`);
-      await index(field.through, objectName(field.through, ['target_id'], 'idx'), '("target_id")');
+  for (const model of models) await createLinkTables(qi, ddl, model, local);
+  await createSharedTables(qi, ddl);
+}
+
+/** Statements run one after another, and named indexes, in a schema. */
+function ddlOf(qi: QueryInterface, schema: string) {
+  const q = (statement: string) => qi.sequelize.query(statement);
+  return { schema, q, index: (table: string, name: string, def: string) => q(`CREATE INDEX "${name}" ON "${schema}"."${table}" ${def}`) };
+}
+type Ddl = ReturnType<typeof ddlOf>;
+
+/** A model's table and its indexes: references, tree paths, networks (SP-GiST), natural keys, and its unique rules. */
+async function createModelTable(qi: QueryInterface, ddl: Ddl, model: ModelDef, local: Map<string, ModelDef>): Promise<void> {
+  const { schema, q, index } = ddl;
+  await qi.createTable({ tableName: model.table, schema }, attributesOf(model, schema, local));
+  for (const [name, field] of Object.entries(model.fields)) {
+    if ((field.type === 'fk' || field.type === 'generic') && !field.virtual) {
+      const cols = field.type === 'fk' ? [`${name}_id`] : [field.typeField, field.idField];
+      await index(model.table, objectName(model.table, cols, 'idx'), `(${cols.map((c) => `"${c}"`).join(', ')})`);
     }
   }
+  if (model.tree) await index(model.table, objectName(model.table, ['_path'], 'idx'), 'USING GIN ("_path")');
+  // containment of network columns (`>>=`: the prefixes holding one, `<<`) uses an SP-GiST index,
+  // faster than GiST to build and to probe (docs/decisions/019-ip-index.md); ordered walks need btrees the service declares
+  for (const [name, field] of Object.entries(model.fields)) {
+    if (NETWORK_TYPES.has(field.type) && !field.virtual) await index(model.table, objectName(model.table, [name], 'spgist'), `USING SPGIST ("${name}" inet_ops)`);
+  }
+  for (const [name, field] of Object.entries(model.fields)) {
+    const natural = naturalColumn(name, field);
+    if (natural) await index(model.table, objectName(model.table, [natural], 'idx'), `("${natural}")`);
+  }
+  // the database enforces the unique rules too, so two writes in one batch (or two racing requests) cannot both win
+  for (const u of model.unique) {
+    // case-insensitive rules lower their text columns (a device's name), not the ids beside them
+    const lowered = (f: string) => u.caseInsensitive && TEXT_TYPES.has(model.fields[f]?.type);
+    const cols = u.fields.map((f) => (lowered(f) ? `lower("${fieldColumn(model, f)}")` : `"${fieldColumn(model, f)}"`));
+    const conds = [...(u.whenNull ?? []).map((f) => `"${fieldColumn(model, f)}" IS NULL`), ...(u.unlessBlank ?? []).map((f) => `"${fieldColumn(model, f)}" <> ''`)];
+    const where = conds.length ? ` WHERE ${conds.join(' AND ')}` : '';
+    await q(`CREATE UNIQUE INDEX "${uniqueIndexName(model, u)}" ON "${schema}"."${model.table}" (${cols.join(', ')})${where}`);
+  }
+}
+
+/** The link table of each many-to-many field: owner and target (each cascading), unique pairs, targets indexed. */
+async function createLinkTables(qi: QueryInterface, ddl: Ddl, model: ModelDef, local: Map<string, ModelDef>): Promise<void> {
+  const { DataTypes } = sequelizeLib();
+  const { schema, q, index } = ddl;
+  for (const field of Object.values(model.fields)) {
+    if (field.type !== 'm2m') continue;
+    const target = local.get(field.to);
+    await qi.createTable({ tableName: field.through, schema }, {
+      id: { type: DataTypes.BIGINT, primaryKey: true, autoIncrement: true },
+      owner_id: {
+        type: DataTypes.BIGINT,
+        allowNull: false,
+        references: { model: { tableName: model.table, schema }, key: 'id' },
+        onDelete: 'CASCADE',
+      },
+      target_id: {
+        type: DataTypes.BIGINT,
+        allowNull: false,
+        ...(target ? { references: { model: { tableName: target.table, schema }, key: 'id' }, onDelete: 'CASCADE' } : {}),
+      },
+    });
+    await q(`CREATE UNIQUE INDEX "${objectName(field.through, ['owner_id', 'target_id'], 'uniq')}" ON "${schema}"."${field.through}" ("owner_id", "target_id")`);
+    await index(field.through, objectName(field.through, ['target_id'], 'idx'), '("target_id")');
+  }
+}
+
+/** The tables every service has besides its models': tagged items, idempotency keys, the outbox, processed events. */
+async function createSharedTables(qi: QueryInterface, ddl: Ddl): Promise<void> {
+  const { DataTypes } = sequelizeLib();
+  const { schema, q, index } = ddl;
   await qi.createTable({ tableName: TAGGED_ITEM_TABLE, schema }, {
     id: { type: DataTypes.BIGINT, primaryKey: true, autoIncrement: true },
     tag_id: { type: DataTypes.BIGINT, allowNull: false },
