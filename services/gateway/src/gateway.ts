@@ -44,79 +44,9 @@ export interface Gateway {
  */
 export function createGateway(config: GatewayConfig, opts: { log?: Logger } = {}): Gateway {
   const log = opts.log ?? createLogger('gateway', config.LOG_LEVEL);
-  // a shared SERVICE_URLS may name the gateway itself; probing or proxying to ourselves would loop
-  const { gateway: _self, ...urls } = parseServiceUrls(config.SERVICE_URLS);
-  const refs = new ServiceClient('gateway', urls, config.INTERNAL_TOKEN_SECRET);
-  const trusted = new TrustedProxies(config.TRUSTED_PROXIES);
-  const tokens = new TokenVerifier(refs, config.TOKEN_CACHE_SECONDS * 1000, log);
-  const minter = new IdentityMinter(config.INTERNAL_TOKEN_SECRET);
-  // a write to users through this gateway drops its own auth caches before the client hears back (read your
-  // own writes: a token deleted here fails here at once); every replica drops them on the change events too
-  const onWrite = (service: string) => {
-    if (service === 'users') drop({});
-  };
-  const proxies = createServiceProxies(urls, minter, config.PUBLIC_URL, log, config.MAX_BODY_SIZE, onWrite);
-  const pages = new BrowsableApi({ urls, minter, publicUrl: config.PUBLIC_URL, maxBodySize: config.MAX_BODY_SIZE, onWrite });
-  const schema = new SchemaBuilder(refs, Object.keys(urls), log);
-  const root = areaRoot(urls, proxies, minter, config.PUBLIC_URL, pages);
-  const sessions = new Sessions({ secret: sessionSecret(config), users: refs, cacheMs: config.TOKEN_CACHE_SECONDS * 1000, log, publicUrl: config.PUBLIC_URL });
-  const drop = (filter: AuthFilter): number => tokens.invalidate(filter) + sessions.invalidate(filter);
-
-  const metrics = new Metrics('gateway');
-  const http = httpMetrics(metrics);
-
-  const app = express();
-  app.disable('x-powered-by');
-  app.disable('etag');
-  app.use(requestContext(log, http));
-  // who the client is, decided once (the fast path's listener has usually done it already)
-  app.use((req, _res, next) => {
-    identifyClient(req, trusted);
-    next();
-  });
-
-  app.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok' });
-  });
-  // ready when it can authenticate (users answers): one service down must not take every replica out of a
-  // load balancer, since the rest of the API still works; which services answer is in `services` and /api/status/
-  app.get('/readyz', async (_req, res) => {
-    const services = await probeServices(urls);
-    const down = Object.keys(services).filter((s) => services[s] !== 'ok');
-    const ready = !('users' in services) || services.users === 'ok';
-    const detail = down.length ? { detail: `Unavailable: ${down.join(', ')}` } : {};
-    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'unavailable', ...detail, services });
-  });
-  // the gateway's own figures (a service's are on its own port: nothing under /api/ reaches them)
-  app.get('/metrics', metricsHandler(metrics, config.METRICS_TOKEN));
-
-  mountInternal(app);
-  app.use(docsAssets());
-  app.use(trailingSlash());
-  mountPages(app, { sessions, refs, minter, usersUrl: urls.users, publicUrl: config.PUBLIC_URL, log, onUsersWrite: () => drop({}) });
-  mountAdminPages(app, { sessions, verifier: tokens, proxies, urls, publicUrl: config.PUBLIC_URL });
-  const auth = authenticate(tokens, config.LOGIN_REQUIRED, sessions);
-  mountMedia(app, { authenticate: auth, proxies, urls });
-  app.use((req, _res, next) => next(req.path.startsWith('/api/') ? undefined : new NotFound()));
-  app.use(auth);
-
-  mountRoot(app, config.PUBLIC_URL, pages);
-  mountStatus(app, urls, refs, pages);
-  mountDocs(app, schema);
-
-  app.use(async (req: Request, res: Response, next: NextFunction) => {
-    const route = routeFor(req.path);
-    if (!route) throw new NotFound();
-    if (route.root) return root(route, req, res, next);
-    // an area whose service is not deployed has no endpoints
-    if (!(route.service in urls)) throw new NotFound();
-    // a browser gets the browsable API's page; every other client the service's answer as it is
-    if (wantsHtml(req)) return pages.endpoint(route.service, req, res);
-    return proxies.forward(route.service, req, res, next);
-  });
-  app.use(pages.errors());
-  app.use(errorHandler(log));
-
+  const parts = gatewayParts(config, log);
+  const { tokens, proxies, sessions, schema, drop, http } = parts;
+  const app = gatewayApp(config, log, parts);
   let server: RunningServer | null = null;
   let changes: ChangeSubscription | null = null;
   return {
@@ -134,8 +64,9 @@ export function createGateway(config: GatewayConfig, opts: { log?: Logger } = {}
         });
         await Promise.race([changes.ready, new Promise((r) => setTimeout(r, 5000).unref())]);
       }
-      server = await listen(withFastPath(app as unknown as RequestListener, { verifier: tokens, proxies, urls, log, trusted, metrics: http }), port, config.HOST, shutdownOptions(config));
-      log.info({ port: server.port, services: Object.keys(urls) }, 'gateway listening');
+      const listener = withFastPath(app as unknown as RequestListener, { verifier: tokens, proxies, urls: parts.urls, log, trusted: parts.trusted, metrics: http });
+      server = await listen(listener, port, config.HOST, shutdownOptions(config));
+      log.info({ port: server.port, services: Object.keys(parts.urls) }, 'gateway listening');
       return server;
     },
     async stop() {
@@ -149,6 +80,88 @@ export function createGateway(config: GatewayConfig, opts: { log?: Logger } = {}
       schema.clear();
     },
   };
+}
+
+/** What the gateway is made of: the services it routes to, its token and session caches, its proxies and pages. */
+function gatewayParts(config: GatewayConfig, log: Logger) {
+  // a shared SERVICE_URLS may name the gateway itself; probing or proxying to ourselves would loop
+  const { gateway: _self, ...urls } = parseServiceUrls(config.SERVICE_URLS);
+  const refs = new ServiceClient('gateway', urls, config.INTERNAL_TOKEN_SECRET);
+  const trusted = new TrustedProxies(config.TRUSTED_PROXIES);
+  const tokens = new TokenVerifier(refs, config.TOKEN_CACHE_SECONDS * 1000, log);
+  const minter = new IdentityMinter(config.INTERNAL_TOKEN_SECRET);
+  const sessions = new Sessions({ secret: sessionSecret(config), users: refs, cacheMs: config.TOKEN_CACHE_SECONDS * 1000, log, publicUrl: config.PUBLIC_URL });
+  const drop = (filter: AuthFilter): number => tokens.invalidate(filter) + sessions.invalidate(filter);
+  // a write to users through this gateway drops its own auth caches before the client hears back (read your
+  // own writes: a token deleted here fails here at once); every replica drops them on the change events too
+  const onWrite = (service: string) => {
+    if (service === 'users') drop({});
+  };
+  const proxies = createServiceProxies(urls, minter, config.PUBLIC_URL, log, config.MAX_BODY_SIZE, onWrite);
+  const pages = new BrowsableApi({ urls, minter, publicUrl: config.PUBLIC_URL, maxBodySize: config.MAX_BODY_SIZE, onWrite });
+  const schema = new SchemaBuilder(refs, Object.keys(urls), log);
+  const root = areaRoot(urls, proxies, minter, config.PUBLIC_URL, pages);
+  const metrics = new Metrics('gateway');
+  return { urls, refs, trusted, tokens, minter, sessions, drop, proxies, pages, schema, root, metrics, http: httpMetrics(metrics) };
+}
+
+type GatewayParts = ReturnType<typeof gatewayParts>;
+
+/** The gateway's routes, in order: probes and metrics, its pages, authentication, its own endpoints, then the services. */
+function gatewayApp(config: GatewayConfig, log: Logger, parts: GatewayParts): Express {
+  const { urls, refs, trusted, tokens, minter, sessions, drop, proxies, pages, schema, root, metrics, http } = parts;
+  const app = express();
+  app.disable('x-powered-by');
+  app.disable('etag');
+  app.use(requestContext(log, http));
+  // who the client is, decided once (the fast path's listener has usually done it already)
+  app.use((req, _res, next) => {
+    identifyClient(req, trusted);
+    next();
+  });
+  mountProbes(app, urls);
+  // the gateway's own figures (a service's are on its own port: nothing under /api/ reaches them)
+  app.get('/metrics', metricsHandler(metrics, config.METRICS_TOKEN));
+  mountInternal(app);
+  app.use(docsAssets());
+  app.use(trailingSlash());
+  mountPages(app, { sessions, refs, minter, usersUrl: urls.users, publicUrl: config.PUBLIC_URL, log, onUsersWrite: () => drop({}) });
+  mountAdminPages(app, { sessions, verifier: tokens, proxies, urls, publicUrl: config.PUBLIC_URL });
+  const auth = authenticate(tokens, config.LOGIN_REQUIRED, sessions);
+  mountMedia(app, { authenticate: auth, proxies, urls });
+  app.use((req, _res, next) => next(req.path.startsWith('/api/') ? undefined : new NotFound()));
+  app.use(auth);
+  mountRoot(app, config.PUBLIC_URL, pages);
+  mountStatus(app, urls, refs, pages);
+  mountDocs(app, schema);
+  app.use(async (req: Request, res: Response, next: NextFunction) => {
+    const route = routeFor(req.path);
+    if (!route) throw new NotFound();
+    if (route.root) return root(route, req, res, next);
+    // an area whose service is not deployed has no endpoints
+    if (!(route.service in urls)) throw new NotFound();
+    // a browser gets the browsable API's page; every other client the service's answer as it is
+    if (wantsHtml(req)) return pages.endpoint(route.service, req, res);
+    return proxies.forward(route.service, req, res, next);
+  });
+  app.use(pages.errors());
+  app.use(errorHandler(log));
+  return app;
+}
+
+/** `/healthz` (alive) and `/readyz`: ready when it can authenticate (users answers), the others' states listed. */
+function mountProbes(app: Express, urls: Record<string, string>): void {
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  // one service down must not take every replica out of a load balancer, since the rest of the API still works
+  app.get('/readyz', async (_req, res) => {
+    const services = await probeServices(urls);
+    const down = Object.keys(services).filter((s) => services[s] !== 'ok');
+    const ready = !('users' in services) || services.users === 'ok';
+    const detail = down.length ? { detail: `Unavailable: ${down.join(', ')}` } : {};
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'unavailable', ...detail, services });
+  });
 }
 
 /** The change events that may revoke what a cached token verification or session user granted. */
