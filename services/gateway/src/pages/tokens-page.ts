@@ -128,24 +128,10 @@ ${rows.join('\n')}
   return layout('API Tokens', parts.join('\n'), navHtml(session, prefix, prefix + TOKENS_PATH));
 }
 
-/**
- * `/user/api-tokens/`: the signed-in user's own tokens. Everything goes
- * through the users service's REST API as that user (an identity minted from
- * the session), so the users service applies its usual rules: own tokens
- * only, validation, change logging, gateway cache invalidation.
- */
-export function mountTokenPages(app: Express, deps: PageDeps): void {
-  const { sessions, minter, usersUrl, publicUrl } = deps;
-  const prefix = pathPrefix(publicUrl);
-
-  /** The session, or null after answering with a redirect to the login page. */
-  const signedIn = async (req: Request, res: Response): Promise<ActiveSession | null> => {
-    const session = await sessions.fromRequest(req, res);
-    if (!session) res.redirect(302, `${prefix}${LOGIN_PATH}?next=${encodeURIComponent(prefix + TOKENS_PATH)}`);
-    return session;
-  };
-
-  const api = async (req: Request, res: Response, session: ActiveSession, method: string, path: string, body?: unknown): Promise<ApiAnswer> => {
+/** The users service's REST API as the signed-in user (an identity minted from the session); a write there drops the gateway's auth caches. */
+function usersApi(deps: PageDeps): (req: Request, res: Response, session: ActiveSession, method: string, path: string, body?: unknown) => Promise<ApiAnswer> {
+  const { minter, usersUrl, publicUrl } = deps;
+  return async (req, res, session, method, path, body) => {
     if (!usersUrl) throw new ServiceUnavailable('Service users is unavailable.');
     const f = forwardedFor(req, publicUrl);
     let answer: globalThis.Response;
@@ -178,6 +164,26 @@ export function mountTokenPages(app: Express, deps: PageDeps): void {
     if (method !== 'GET' && answer.status < 400) deps.onUsersWrite();
     return { status: answer.status, body: parsed };
   };
+}
+
+/**
+ * `/user/api-tokens/`: the signed-in user's own tokens. Everything goes
+ * through the users service's REST API as that user (an identity minted from
+ * the session), so the users service applies its usual rules: own tokens
+ * only, validation, change logging, gateway cache invalidation.
+ */
+export function mountTokenPages(app: Express, deps: PageDeps): void {
+  const { sessions, publicUrl } = deps;
+  const prefix = pathPrefix(publicUrl);
+
+  /** The session, or null after answering with a redirect to the login page. */
+  const signedIn = async (req: Request, res: Response): Promise<ActiveSession | null> => {
+    const session = await sessions.fromRequest(req, res);
+    if (!session) res.redirect(302, `${prefix}${LOGIN_PATH}?next=${encodeURIComponent(prefix + TOKENS_PATH)}`);
+    return session;
+  };
+
+  const api = usersApi(deps);
 
   const render = async (req: Request, res: Response, session: ActiveSession, status: number, state: PageState): Promise<void> => {
     const list = await api(req, res, session, 'GET', `/api/users/tokens/?user_id=${session.userId}&limit=${LIST_LIMIT}`);
