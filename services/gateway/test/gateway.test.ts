@@ -56,7 +56,7 @@ function client(key?: string, url = base): Client {
 
 beforeAll(async () => {
   // tenant groups are exempt from view permissions, tenants are not: anonymous reads show both outcomes
-  stack = await bootStack({ extras, tenancy }, { EXEMPT_VIEW_PERMISSIONS: 'tenancy.tenantgroup' });
+  stack = await bootStack({ extras, tenancy }, { EXEMPT_VIEW_PERMISSIONS: 'tenancy.tenantgroup' }, { template: true });
   users = await startUsersDouble(TEST_SECRET);
   const add = (key: string, id: number, user: IdentityUser, write_enabled = true, expires: string | null = null) =>
     users.tokens.set(key, { id, key, user, write_enabled, expires });

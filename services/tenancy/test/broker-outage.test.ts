@@ -72,7 +72,7 @@ describe('a broker outage', () => {
     if (broker.dataDir) dataDirs.add(broker.dataDir);
     // a broker of this suite's own, which it may stop (never the run's, nor an external one)
     expect(broker.kind).toBe('local');
-    stack = await bootStack({ tenancy: createService }, { AMQP_URL: broker.url });
+    stack = await bootStack({ tenancy: createService }, { AMQP_URL: broker.url }, { template: true });
   }, 120_000);
 
   afterAll(async () => {
@@ -167,7 +167,7 @@ describe('a broker outage', () => {
 
 test('when two replicas of one service write, then each event is published once', async () => {
   const b = await startBroker();
-  const replicas = await bootStack({ tenancy: createService, tenancy2: createService }, { AMQP_URL: b.url });
+  const replicas = await bootStack({ tenancy: createService, tenancy2: createService }, { AMQP_URL: b.url }, { template: true });
   const conn = await amqp.connect(b.url);
   try {
     const queue = `test.replicas.${Date.now()}`;

@@ -46,7 +46,7 @@ beforeAll(async () => {
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
   base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
   // few senders (8, so 4 per webhook), to show that a slow receiver cannot take them all
-  stack = await bootStack({ extras, tenancy, webhooks: (config) => webhooks({ ...config, WEBHOOK_RETRY_SCHEDULE: '0.2,0.4', WEBHOOK_CONCURRENCY: 8 }) });
+  stack = await bootStack({ extras, tenancy, webhooks: (config) => webhooks({ ...config, WEBHOOK_RETRY_SCHEDULE: '0.2,0.4', WEBHOOK_CONCURRENCY: 8 }) }, {}, { template: true });
   ten = stack.client('tenancy');
   hooks = stack.client('webhooks');
 }, 120_000);

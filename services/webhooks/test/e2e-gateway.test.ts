@@ -41,7 +41,7 @@ beforeAll(async () => {
     dcim,
     webhooks: (config) => webhooks({ ...config, WEBHOOK_RETRY_SCHEDULE: '0.2,0.4' }),
     gateway,
-  });
+  }, {}, { template: true });
   const admin = await stack.client('users').post('/api/users/users/', { username: USERNAME, password: 'hooks-e2e-password-1' });
   expect(admin.status).toBe(201);
   const perm = await stack.client('users').post('/api/users/permissions/', {

@@ -38,7 +38,7 @@ beforeAll(async () => {
   // a broker of this suite's own, which it may stop (never the run's, nor an external one)
   expect(broker.kind).toBe('local');
   rx = await startReceiver((r) => answers.get(r.path)?.(r));
-  stack = await bootStack({ extras, tenancy, webhooks: hooksProcess }, { AMQP_URL: broker.url });
+  stack = await bootStack({ extras, tenancy, webhooks: hooksProcess }, { AMQP_URL: broker.url }, { template: true });
   ten = stack.client('tenancy');
   hooks = stack.client('webhooks');
 }, 120_000);
