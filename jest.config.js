@@ -18,6 +18,8 @@ module.exports = {
   moduleNameMapper: mapper,
   globalSetup: '<rootDir>/libs/testkit/src/global-setup.ts',
   globalTeardown: '<rootDir>/libs/testkit/src/global-teardown.ts',
+  // the longest files first (their durations recorded in libs/testkit/test-durations.json), so both workers finish together
+  testSequencer: '<rootDir>/libs/testkit/src/sequencer.js',
   testTimeout: 60000,
   maxWorkers: 2,
 };

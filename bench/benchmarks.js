@@ -32,6 +32,7 @@ const BENCHMARKS = [
     quick: { BENCH_SECONDS: 2, BENCH_ROUNDS: 1 },
   },
   { name: 'events', script: 'events.js', quick: { BENCH_BACKLOG: 2000, BENCH_SECONDS: 3 } },
+  { name: 'broker-outage', script: 'broker-outage.js', quick: { BENCH_OUTAGE_SECONDS: 10 } },
   { name: 'projections', script: 'projections.js', quick: { BENCH_SITES: 5000, BENCH_RENAMES: 20 } },
   { name: 'webhooks', script: 'webhooks.js', quick: { BENCH_SECONDS: 2 } },
   { name: 'dcim', script: 'dcim.js', quick: { BENCH_DEVICES: 500, BENCH_QUIET_CREATES: 2, BENCH_SECONDS: 1 } },

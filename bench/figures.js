@@ -243,6 +243,15 @@ const consistency = (r) => {
     ],
   };
 };
+const brokerOutage = (r) => ({
+  title: 'Writes through a broker outage',
+  about: `${r.method}; RabbitMQ took ${format(r.broker.stop_ms)} ms to stop, was down ${format(r.broker.down_ms)} ms and took ${format(r.broker.restart_ms)} ms to start again.`,
+  rows: [
+    { figure: 'write p99 while RabbitMQ is down', value: r.write_ms.outage.p99, unit: 'ms', goal: lt(r.goal_outage_p99_ms), beside: `p50 ${format(r.write_ms.outage.p50)} ms over ${plural(r.write_ms.outage.writes, 'write')}; before the outage p50 ${format(r.write_ms.before.p50)} ms, p99 ${format(r.write_ms.before.p99)} ms; after it p50 ${format(r.write_ms.after.p50)} ms, p99 ${format(r.write_ms.after.p99)} ms` },
+    { figure: 'writes not answered 201', value: r.failed_writes, unit: '', goal: none(0) },
+    { figure: 'events not delivered after the restart', value: r.events.written - r.events.delivered, unit: '', goal: none(0), beside: `${format(r.events.delivered)} of ${format(r.events.written)} delivered, ${plural(r.events.duplicates, 'duplicate')}` },
+  ],
+});
 
 /** Result file name -> extractor. The order is RESULTS.md's. */
 const EXTRACTORS = {
@@ -250,6 +259,7 @@ const EXTRACTORS = {
   'before-after': beforeAfter(0.95, 1.05, 'Before and after the hardening work (issue 6)'),
   'outbox-cost': beforeAfter(null, 1.15, 'What the outbox costs (issue 7)'),
   events,
+  'broker-outage': brokerOutage,
   projections,
   webhooks,
   dcim,

@@ -2,6 +2,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { randomBytes } from 'node:crypto';
 import { startPostgres, startRabbitMQ } from '../../infra/src';
 
 /** Virtual hosts on the run's broker, one per stack or suite that asks `startBroker()` for its own. */
@@ -29,6 +30,8 @@ export default async function globalSetup(): Promise<void> {
     throw pg.status === 'rejected' ? pg.reason : (rabbit as PromiseRejectedResult).reason;
   }
   process.env.TEST_DATABASE_URL = pg.value.url;
+  // names this run's template databases (database.ts), which global teardown drops from a server that outlives it
+  process.env.TEST_RUN_ID = randomBytes(4).toString('hex');
   process.env.TEST_AMQP_URL = rabbit.value.url;
   g.__inventoryPg = pg.value;
   g.__inventoryRabbit = rabbit.value;

@@ -1,7 +1,7 @@
 import { baseConfig, readConfig, type BaseConfig, type RunningServer } from '@inventory/core';
 import { freePort } from '@inventory/infra';
 import { startBroker } from './broker';
-import { createTestDatabase } from './database';
+import { createTestDatabase, type DatabaseTemplate } from './database';
 import { Client, TEST_SECRET } from './http';
 
 export interface Startable {
@@ -10,6 +10,19 @@ export interface Startable {
 }
 
 export type ServiceFactory = (config: BaseConfig) => Startable;
+
+export interface StackOptions {
+  /**
+   * The stack's services are the real ones: each factory is its service's own
+   * `createService`, or a wrapper that only changes its settings. Their
+   * database then starts as a copy of one migrated once per run for the
+   * same services and models (`CREATE DATABASE … TEMPLATE`) instead of every
+   * service migrating an empty one. Leave it off where a factory stands in
+   * for a service with migrations of its own, and in suites that check
+   * migrations or what a start does to an empty database.
+   */
+  template?: boolean;
+}
 
 export interface Stack {
   urls: Record<string, string>;
@@ -29,10 +42,11 @@ export interface Stack {
  * Boots services in this process, each on its own real port, talking HTTP to
  * each other exactly as in production, against a fresh database.
  */
-export async function bootStack(factories: Record<string, ServiceFactory>, env: Record<string, string> = {}): Promise<Stack> {
+export async function bootStack(factories: Record<string, ServiceFactory>, env: Record<string, string> = {}, opts: StackOptions = {}): Promise<Stack> {
+  const template = opts.template && !env.DATABASE_URL ? stackTemplate(factories, env) : undefined;
   // as in production every service relays its events and drops its caches on theirs: on a virtual host of
   // the run's broker that is this stack's alone (stacks of different suites never consume each other's events)
-  const [db, broker] = await Promise.all([createTestDatabase(), env.AMQP_URL ? null : startBroker()]);
+  const [db, broker] = await Promise.all([createTestDatabase({ template }), env.AMQP_URL ? null : startBroker()]);
   const names = Object.keys(factories);
   let ports: number[] = [];
   let urls: Record<string, string> = {};
@@ -93,6 +107,66 @@ export async function bootStack(factories: Record<string, ServiceFactory>, env: 
       await stopAll();
       await db.drop();
       await broker?.stop();
+    },
+  };
+}
+
+/** What a service made by a factory exposes when it is a REST service with a schema of its own. */
+interface Migratable {
+  migrate(): Promise<unknown>;
+  ctx: { name: string; models: Map<string, unknown>; db: { close(): Promise<void> } };
+}
+
+function migratable(svc: Startable): svc is Startable & Migratable {
+  const s = svc as Partial<Migratable>;
+  return typeof s.migrate === 'function' && typeof s.ctx?.name === 'string' && s.ctx.models instanceof Map && typeof s.ctx.db?.close === 'function';
+}
+
+/** A declaration as JSON, Maps and Sets spelled out, functions left out and cycles cut: what it declares, not where it sits. */
+function declared(value: unknown, parents: object[] = []): unknown {
+  if (typeof value === 'function') return undefined;
+  if (value === null || typeof value !== 'object') return value;
+  if (parents.includes(value)) return '[cycle]';
+  const inner = [...parents, value];
+  if (value instanceof Map) return ['Map', [...value].map(([k, v]) => [declared(k, inner), declared(v, inner)])];
+  if (value instanceof Set) return ['Set', [...value].map((v) => declared(v, inner))];
+  if (Array.isArray(value)) return value.map((v) => declared(v, inner));
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, declared(v, inner)]));
+}
+
+/**
+ * The template of a stack whose services are the real ones: keyed by each
+ * service's schema and models (a stand-in with models of its own never
+ * shares the real service's template; replicas count once), built by the
+ * stack's own factories migrating an empty database (their migrations,
+ * projection tables and functions, as a start does) with no broker.
+ */
+function stackTemplate(factories: Record<string, ServiceFactory>, env: Record<string, string>): DatabaseTemplate | undefined {
+  const config = (url: string) => {
+    const settings: Record<string, string> = { LOG_LEVEL: 'silent', DATABASE_POOL_MAX: '2', INTERNAL_TOKEN_SECRET: TEST_SECRET, PORT: '0', ...env, DATABASE_URL: url };
+    delete settings.AMQP_URL;
+    return readConfig(baseConfig, settings);
+  };
+  // made, not started: a service connects to nothing before it starts, and its models are what the key needs
+  const probe = config('postgres://template-probe.invalid/none');
+  const schemas = new Map<string, ServiceFactory>();
+  for (const factory of Object.values(factories)) {
+    const svc = factory(probe);
+    if (migratable(svc)) schemas.set(JSON.stringify([svc.ctx.name, declared(svc.ctx.models)]), factory);
+  }
+  if (!schemas.size) return undefined;
+  const key = [...schemas.keys()].sort();
+  return {
+    key: JSON.stringify(key),
+    async build(url) {
+      for (const k of key) {
+        const svc = schemas.get(k)!(config(url)) as Startable & Migratable;
+        try {
+          await svc.migrate();
+        } finally {
+          await svc.ctx.db.close();
+        }
+      }
     },
   };
 }

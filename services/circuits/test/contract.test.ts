@@ -7,7 +7,7 @@ import { createService as users } from '@inventory/users';
 
 let stack: Stack;
 beforeAll(async () => {
-  stack = await bootStack({ extras, tenancy, users, dcim, circuits });
+  stack = await bootStack({ extras, tenancy, users, dcim, circuits }, {}, { template: true });
 });
 afterAll(() => stack?.stop());
 

@@ -17,7 +17,7 @@ export function circuitsSuite(): { stack: () => Stack; api: () => Client; made: 
   let stack: Stack;
   let api: Client;
   beforeAll(async () => {
-    stack = await bootStack({ extras, tenancy, users, dcim, circuits });
+    stack = await bootStack({ extras, tenancy, users, dcim, circuits }, {}, { template: true });
     api = stack.client('circuits');
   });
   afterAll(() => stack?.stop());

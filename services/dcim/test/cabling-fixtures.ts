@@ -12,7 +12,7 @@ import { createService as users } from '@inventory/users';
 export let stack: Stack;
 export function bootCablingStack(): void {
   beforeAll(async () => {
-    stack = await bootStack({ extras, tenancy, users, dcim });
+    stack = await bootStack({ extras, tenancy, users, dcim }, {}, { template: true });
   });
   afterAll(() => stack?.stop());
 }

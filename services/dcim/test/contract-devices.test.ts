@@ -8,7 +8,7 @@ import { createService as virtualization } from '@inventory/virtualization';
 /** The contract over devices, virtual chassis, bays and modules (a suite of its own: the site-tier contract is long already). */
 let stack: Stack;
 beforeAll(async () => {
-  stack = await bootStack({ extras, tenancy, users, dcim, virtualization });
+  stack = await bootStack({ extras, tenancy, users, dcim, virtualization }, {}, { template: true });
   // the cluster type every cross-service cluster target names
   const r = await stack.client('virtualization').post('/api/virtualization/cluster-types/', { name: 'Device clusters', slug: 'device-clusters' });
   if (r.status !== 201) throw new Error(`cluster type: ${r.status} ${r.text}`);

@@ -8,7 +8,7 @@ import { createService as virtualization } from '@inventory/virtualization';
 /** The contract over inventory items, their roles and templates, and virtual device contexts (a suite of its own, beside the devices'). */
 let stack: Stack;
 beforeAll(async () => {
-  stack = await bootStack({ extras, tenancy, users, dcim, virtualization });
+  stack = await bootStack({ extras, tenancy, users, dcim, virtualization }, {}, { template: true });
   // the cluster type every cross-service cluster target names
   const r = await stack.client('virtualization').post('/api/virtualization/cluster-types/', { name: 'Device clusters', slug: 'device-clusters' });
   if (r.status !== 201) throw new Error(`cluster type: ${r.status} ${r.text}`);

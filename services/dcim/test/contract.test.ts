@@ -6,7 +6,7 @@ import { createService as users } from '@inventory/users';
 
 let stack: Stack;
 beforeAll(async () => {
-  stack = await bootStack({ extras, tenancy, users, dcim });
+  stack = await bootStack({ extras, tenancy, users, dcim }, {}, { template: true });
 });
 afterAll(() => stack?.stop());
 

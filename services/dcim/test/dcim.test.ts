@@ -6,7 +6,7 @@ import { createService as extras } from '@inventory/extras';
 let stack: Stack;
 let api: Client;
 beforeAll(async () => {
-  stack = await bootStack({ extras, tenancy, dcim });
+  stack = await bootStack({ extras, tenancy, dcim }, {}, { template: true });
   api = stack.client('dcim');
 });
 afterAll(() => stack?.stop());

@@ -15,7 +15,7 @@ export function dcimSuite(): { stack: () => Stack; api: () => Client; made: (pat
   let stack: Stack;
   let api: Client;
   beforeAll(async () => {
-    stack = await bootStack({ extras, tenancy, users, dcim });
+    stack = await bootStack({ extras, tenancy, users, dcim }, {}, { template: true });
     api = stack.client('dcim');
   });
   afterAll(() => stack?.stop());

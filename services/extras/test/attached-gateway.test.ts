@@ -40,7 +40,7 @@ beforeAll(async () => {
     virtualization,
     ipam,
     gateway: stackGateway(),
-  });
+  }, {}, { template: true });
   await bootstrapAdmin(usersService, { SUPERUSER_NAME: 'admin', SUPERUSER_PASSWORD: 'admin-password-1', SUPERUSER_API_TOKEN: KEY });
   base = stack.urls.gateway;
   gw = new Client(base, { identity: null, headers: { authorization: `Token ${KEY}` } });

@@ -21,7 +21,7 @@ const started = new Date(Date.now() - 1000).toISOString();
 
 beforeAll(async () => {
   broker = await startBroker();
-  stack = await bootStack({ extras: (c) => extras(c, { changelogQueue: queue }), tenancy, users }, { AMQP_URL: broker.url });
+  stack = await bootStack({ extras: (c) => extras(c, { changelogQueue: queue }), tenancy, users }, { AMQP_URL: broker.url }, { template: true });
   await consuming(queue);
   // the test kit's identity is `admin`: a user of that name, for the change log to resolve
   const admin = await stack.client('users').post('/api/users/users/', { username: 'admin', password: 'Secret-Passw0rd!' });

@@ -25,7 +25,7 @@ const extrasHolds = async (query: string, what: string) =>
     }
   }, 30_000, what);
 beforeAll(async () => {
-  stack = await bootStack({ extras, tenancy, users });
+  stack = await bootStack({ extras, tenancy, users }, {}, { template: true });
   const admin = await stack.client('users').post('/api/users/users/', { username: 'admin', password: 'admin-password-1' });
   if (admin.status !== 201 || admin.body.id !== 1) throw new Error(`the superuser must be user 1: ${admin.status} ${admin.text}`);
   const made = await stack.client('tenancy').post('/api/tenancy/tenants/', Array.from({ length: POOL }, (_, i) => ({ name: `Marked ${i}`, slug: `marked-${i}` })));

@@ -9,7 +9,7 @@ let stack: Stack;
 beforeAll(async () => {
   // users: journal entries name their author; the first user (id 1) is the test identity's (a superuser named admin)
   let usersService: RestService | undefined;
-  stack = await bootStack({ extras, tenancy, users: (c) => (usersService = users(c)) });
+  stack = await bootStack({ extras, tenancy, users: (c) => (usersService = users(c)) }, {}, { template: true });
   await bootstrapAdmin(usersService!, { SUPERUSER_NAME: 'admin', SUPERUSER_PASSWORD: 'admin-password-1', SUPERUSER_API_TOKEN: '0123456789abcdef0123456789abcdef01234567' });
 });
 afterAll(() => stack?.stop());

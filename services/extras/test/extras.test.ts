@@ -4,7 +4,7 @@ import { createService as extras } from '@inventory/extras';
 
 let stack: Stack;
 beforeAll(async () => {
-  stack = await bootStack({ extras, tenancy });
+  stack = await bootStack({ extras, tenancy }, {}, { template: true });
 });
 afterAll(() => stack?.stop());
 

@@ -50,7 +50,7 @@ async function user(name: string, permissions: { object_types: string[]; actions
 }
 
 beforeAll(async () => {
-  stack = await bootStack({ extras, tenancy, users: (c) => (usersService = users(c)), dcim, gateway: stackGateway() });
+  stack = await bootStack({ extras, tenancy, users: (c) => (usersService = users(c)), dcim, gateway: stackGateway() }, {}, { template: true });
   await bootstrapAdmin(usersService, { SUPERUSER_NAME: 'admin', SUPERUSER_PASSWORD: 'admin-password-1', SUPERUSER_API_TOKEN: KEY });
   admin = new Client(stack.urls.gateway, { identity: null, headers: { authorization: `Token ${KEY}` } });
   const reader = [

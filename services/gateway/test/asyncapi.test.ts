@@ -26,7 +26,7 @@ beforeAll(async () => {
     tenancy,
     extras,
     gateway: (cfg) => createGateway(readConfig(gatewayConfig, { INTERNAL_TOKEN_SECRET: cfg.INTERNAL_TOKEN_SECRET, SERVICE_URLS: cfg.SERVICE_URLS, PORT: String(cfg.PORT), LOG_LEVEL: 'silent' })),
-  });
+  }, {}, { template: true });
   const admin = await stack.client('users').post('/api/users/users/', { username: 'events-reader', password: 'reader-password-1' });
   await stack.client('users').post('/api/users/permissions/', { name: 'tenancy', object_types: ['tenancy.tenant'], actions: ['view', 'add'], users: [admin.body.id] });
   key = (await stack.client('users').post('/api/users/tokens/', { user: admin.body.id })).body.key;

@@ -52,7 +52,7 @@ function textareaJson(html: string, id: string): any {
 }
 
 beforeAll(async () => {
-  stack = await bootStack({ users, tenancy, extras, gateway: stackGateway({ TOKEN_CACHE_SECONDS: '30', MAX_BODY_SIZE: '4096' }) });
+  stack = await bootStack({ users, tenancy, extras, gateway: stackGateway({ TOKEN_CACHE_SECONDS: '30', MAX_BODY_SIZE: '4096' }) }, {}, { template: true });
   base = stack.urls.gateway;
   send = pageSender(base);
   const admin = stack.client('users');

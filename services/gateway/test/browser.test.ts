@@ -37,7 +37,7 @@ beforeAll(async () => {
     extras,
     // the https case below comes through a (trusted) TLS-terminating proxy
     gateway: stackGateway({ TOKEN_CACHE_SECONDS: '30', TRUSTED_PROXIES: '127.0.0.1/32' }),
-  });
+  }, {}, { template: true });
   base = stack.urls.gateway;
   const admin = stack.client('users');
   const alice = await admin.post('/api/users/users/', { username: 'alice', password: PASSWORD });

@@ -24,7 +24,7 @@ let other: Client;
 const WAIT_MS = 1500;
 
 beforeAll(async () => {
-  stack = await bootStack({ users, tenancy, extras, dcim, virtualization, gateway: stackGateway() }, { CONSISTENCY_WAIT_MS: String(WAIT_MS) });
+  stack = await bootStack({ users, tenancy, extras, dcim, virtualization, gateway: stackGateway() }, { CONSISTENCY_WAIT_MS: String(WAIT_MS) }, { template: true });
   const admin = await stack.client('users').post('/api/users/users/', { username: 'admin', password: 'admin-password-1' });
   expect(admin.status).toBe(201);
   const all = CONTENT_TYPES.map((ct) => ct.label);

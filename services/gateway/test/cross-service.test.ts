@@ -23,7 +23,7 @@ beforeAll(async () => {
     extras,
     dcim,
     gateway: stackGateway(),
-  });
+  }, {}, { template: true });
   const admin = await stack.client('users').post('/api/users/users/', { username: 'admin', password: 'admin-password-1' });
   await stack.client('users').post('/api/users/permissions/', {
     name: 'all',

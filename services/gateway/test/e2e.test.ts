@@ -38,7 +38,7 @@ beforeAll(async () => {
     tenancy,
     extras,
     gateway: stackGateway({ TOKEN_CACHE_SECONDS: '30' }),
-  });
+  }, {}, { template: true });
   base = stack.urls.gateway;
   gw = new Client(base, { identity: null });
   const admin = await stack.client('users').post('/api/users/users/', { username: 'admin', password: 'admin-password-1' });

@@ -44,7 +44,7 @@ beforeAll(async () => {
     // one retry, 0.2 s after the first attempt
     webhooks: (config) => webhooks({ ...config, WEBHOOK_RETRY_SCHEDULE: '0.2' }),
     gateway: stackGateway(),
-  });
+  }, {}, { template: true });
   const admin = await stack.client('users').post('/api/users/users/', { username: USERNAME, password: PASSWORD });
   expect(admin.status).toBe(201);
   const perm = await stack.client('users').post('/api/users/permissions/', { name: 'metrics', object_types: ['tenancy.tenant'], actions: ['view', 'add'], users: [admin.body.id] });

@@ -26,7 +26,7 @@ function gatewayFor(cfg: { INTERNAL_TOKEN_SECRET: string; SERVICE_URLS: string; 
 }
 
 beforeAll(async () => {
-  stack = await bootStack({ users, gateway: (cfg) => gatewayFor(cfg) });
+  stack = await bootStack({ users, gateway: (cfg) => gatewayFor(cfg) }, {}, { template: true });
   untrusted = stack.urls.gateway;
   const cfg = stack.config('gateway');
   trustedGateway = gatewayFor({ ...cfg, PORT: 0 }, { TRUSTED_PROXIES: '10.0.0.0/8, 127.0.0.1/32,::1' });

@@ -28,6 +28,7 @@ beforeAll(async () => {
         createGateway(readConfig(gatewayConfig, { INTERNAL_TOKEN_SECRET: cfg.INTERNAL_TOKEN_SECRET, SERVICE_URLS: cfg.SERVICE_URLS, PORT: String(cfg.PORT), LOG_LEVEL: 'silent', MAX_BODY_SIZE: String(MAX_BODY) })),
     },
     { MAX_BODY_SIZE: String(MAX_BODY) },
+    { template: true },
   );
   const admin = await stack.client('users').post('/api/users/users/', { username: 'writer', password: 'writer-password-1' });
   await stack.client('users').post('/api/users/permissions/', {

@@ -8,7 +8,7 @@ import { createService as users } from '@inventory/users';
 
 let stack: Stack;
 beforeAll(async () => {
-  stack = await bootStack({ extras, tenancy, users, dcim, virtualization, ipam });
+  stack = await bootStack({ extras, tenancy, users, dcim, virtualization, ipam }, {}, { template: true });
 });
 afterAll(() => stack?.stop());
 

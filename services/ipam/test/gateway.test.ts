@@ -22,7 +22,7 @@ let gw: Client;
 let base: string;
 let usersService: RestService;
 beforeAll(async () => {
-  stack = await bootStack({ extras, tenancy, users: (c) => (usersService = users(c)), dcim, virtualization, ipam, gateway: stackGateway() });
+  stack = await bootStack({ extras, tenancy, users: (c) => (usersService = users(c)), dcim, virtualization, ipam, gateway: stackGateway() }, {}, { template: true });
   await bootstrapAdmin(usersService, { SUPERUSER_NAME: 'admin', SUPERUSER_PASSWORD: 'admin-password-1', SUPERUSER_API_TOKEN: KEY });
   base = stack.urls.gateway;
   gw = new Client(base, { identity: null, headers: { authorization: `Token ${KEY}` } });

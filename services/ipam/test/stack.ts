@@ -18,7 +18,7 @@ export function ipamSuite(overrides: Obj = {}): { stack: () => Stack; api: () =>
   let stack: Stack;
   let api: Client;
   beforeAll(async () => {
-    stack = await bootStack({ extras, tenancy, users, dcim, ipam: (config) => ipam({ ...config, ...overrides }) });
+    stack = await bootStack({ extras, tenancy, users, dcim, ipam: (config) => ipam({ ...config, ...overrides }) }, {}, { template: true });
     api = stack.client('ipam');
   });
   afterAll(() => stack?.stop());
@@ -38,7 +38,7 @@ export function addressingSuite(overrides: Obj = {}): { stack: () => Stack; api:
   let stack: Stack;
   let api: Client;
   beforeAll(async () => {
-    stack = await bootStack({ extras, tenancy, users, dcim, virtualization, ipam: (config) => ipam({ ...config, ...overrides }) });
+    stack = await bootStack({ extras, tenancy, users, dcim, virtualization, ipam: (config) => ipam({ ...config, ...overrides }) }, {}, { template: true });
     api = stack.client('ipam');
   });
   afterAll(() => stack?.stop());

@@ -14,7 +14,7 @@ let api: Client;
 let dcimApi: Client;
 let virt: Client;
 beforeAll(async () => {
-  stack = await bootStack({ extras, tenancy, users, dcim, virtualization, circuits, ipam });
+  stack = await bootStack({ extras, tenancy, users, dcim, virtualization, circuits, ipam }, {}, { template: true });
   api = stack.client('ipam');
   dcimApi = stack.client('dcim');
   virt = stack.client('virtualization');

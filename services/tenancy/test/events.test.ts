@@ -13,7 +13,7 @@ const seen: ChangeEvent[] = [];
 
 beforeAll(async () => {
   broker = await startBroker();
-  stack = await bootStack({ extras, tenancy }, { AMQP_URL: broker.url });
+  stack = await bootStack({ extras, tenancy }, { AMQP_URL: broker.url }, { template: true });
   api = stack.client('tenancy');
   conn = await amqp.connect(broker.url);
   const ch = await conn.createChannel();

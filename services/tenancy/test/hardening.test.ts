@@ -7,7 +7,7 @@ import { createService as extras } from '@inventory/extras';
 let stack: Stack;
 let api: Client;
 beforeAll(async () => {
-  stack = await bootStack({ extras, tenancy }, { MAX_BODY_SIZE: '65536' });
+  stack = await bootStack({ extras, tenancy }, { MAX_BODY_SIZE: '65536' }, { template: true });
   api = stack.client('tenancy');
 });
 afterAll(() => stack?.stop());

@@ -5,7 +5,7 @@ import { createService as extras } from '@inventory/extras';
 
 let stack: Stack;
 beforeAll(async () => {
-  stack = await bootStack({ extras, tenancy });
+  stack = await bootStack({ extras, tenancy }, {}, { template: true });
   const api = stack.client('tenancy');
   await api.post('/api/tenancy/tenant-groups/', [
     { name: 'Red', slug: 'red' },
@@ -105,7 +105,7 @@ describe('object permissions', () => {
 
 describe('exempt views and login required', () => {
   test('when views are exempt, then an anonymous caller may list but not write', async () => {
-    const exempt = await bootStack({ extras, tenancy }, { EXEMPT_VIEW_PERMISSIONS: '*' });
+    const exempt = await bootStack({ extras, tenancy }, { EXEMPT_VIEW_PERMISSIONS: '*' }, { template: true });
     try {
       const anon = exempt.client('tenancy').withIdentity(anonymous);
       expect((await anon.get('/api/tenancy/tenants/')).status).toBe(200);
@@ -113,7 +113,7 @@ describe('exempt views and login required', () => {
     } finally {
       await exempt.stop();
     }
-    const login = await bootStack({ extras, tenancy }, { EXEMPT_VIEW_PERMISSIONS: 'tenancy.tenant', LOGIN_REQUIRED: 'true' });
+    const login = await bootStack({ extras, tenancy }, { EXEMPT_VIEW_PERMISSIONS: 'tenancy.tenant', LOGIN_REQUIRED: 'true' }, { template: true });
     try {
       const anon = await login.client('tenancy').withIdentity(anonymous).get('/api/tenancy/tenants/');
       expect(anon.status).toBe(403);

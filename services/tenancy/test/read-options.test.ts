@@ -11,7 +11,7 @@ import { createService as extras } from '@inventory/extras';
 let stack: Stack;
 let api: Client;
 beforeAll(async () => {
-  stack = await bootStack({ extras, tenancy });
+  stack = await bootStack({ extras, tenancy }, {}, { template: true });
   api = stack.client('tenancy');
 }, 120_000);
 afterAll(() => stack?.stop());

@@ -5,7 +5,7 @@ import { createService as extras } from '@inventory/extras';
 let stack: Stack;
 let api: Client;
 beforeAll(async () => {
-  stack = await bootStack({ extras, tenancy });
+  stack = await bootStack({ extras, tenancy }, {}, { template: true });
   api = stack.client('tenancy');
 });
 afterAll(() => stack?.stop());
@@ -170,7 +170,7 @@ describe('list queries', () => {
 
 describe('strict filtering', () => {
   test('when STRICT_FILTERING is on, then a misspelled filter is a 400 instead of matching everything', async () => {
-    const strict = await bootStack({ extras, tenancy }, { STRICT_FILTERING: 'true' });
+    const strict = await bootStack({ extras, tenancy }, { STRICT_FILTERING: 'true' }, { template: true });
     try {
       const r = await strict.client('tenancy').get('/api/tenancy/tenants/?nmae=x');
       expect(r.status).toBe(400);

@@ -13,7 +13,7 @@ beforeAll(async () => {
       service = createService(config);
       return service;
     },
-  });
+  }, {}, { template: true });
   api = stack.client('users');
   internal = stack.serviceClient('users');
 });

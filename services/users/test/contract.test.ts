@@ -3,7 +3,7 @@ import { createService, usersModels } from '@inventory/users';
 
 let stack: Stack;
 beforeAll(async () => {
-  stack = await bootStack({ users: createService });
+  stack = await bootStack({ users: createService }, {}, { template: true });
   const owner = await stack.client('users').post('/api/users/users/', { username: 'contract-owner', password: 'Owner-pass-1' });
   if (owner.status !== 201) throw new Error(owner.text);
 });

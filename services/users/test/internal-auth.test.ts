@@ -8,7 +8,7 @@ let api: Client;
 /** What the gateway uses: its service identity, signed for users. */
 let internal: Client;
 beforeAll(async () => {
-  stack = await bootStack({ users: createService });
+  stack = await bootStack({ users: createService }, {}, { template: true });
   api = stack.client('users');
   internal = stack.serviceClient('users');
 });

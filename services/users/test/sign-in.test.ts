@@ -46,7 +46,7 @@ beforeAll(async () => {
           TRUSTED_PROXIES: '127.0.0.1/32',
         }),
       ),
-  });
+  }, {}, { template: true });
   api = stack.client('users');
   gateway = stack.urls.gateway;
 });

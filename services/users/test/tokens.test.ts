@@ -6,7 +6,7 @@ let stack: Stack;
 let api: Client;
 let owner: UserRef;
 beforeAll(async () => {
-  stack = await bootStack({ users: createService });
+  stack = await bootStack({ users: createService }, {}, { template: true });
   api = stack.client('users');
   owner = await createUser(api, 'owner');
 });

@@ -7,7 +7,7 @@ let api: Client;
 /** The gateway's view: /internal/ takes a service identity only. */
 let internal: Client;
 beforeAll(async () => {
-  stack = await bootStack({ users: createService });
+  stack = await bootStack({ users: createService }, {}, { template: true });
   api = stack.client('users');
   internal = stack.serviceClient('users');
 });

@@ -18,7 +18,7 @@ let stack: Stack;
 let gw: Client;
 let usersService: RestService;
 beforeAll(async () => {
-  stack = await bootStack({ extras, tenancy, users: (c) => (usersService = users(c)), dcim, virtualization, gateway: stackGateway() });
+  stack = await bootStack({ extras, tenancy, users: (c) => (usersService = users(c)), dcim, virtualization, gateway: stackGateway() }, {}, { template: true });
   await bootstrapAdmin(usersService, { SUPERUSER_NAME: 'admin', SUPERUSER_PASSWORD: 'admin-password-1', SUPERUSER_API_TOKEN: KEY });
   gw = new Client(stack.urls.gateway, { identity: null, headers: { authorization: `Token ${KEY}` } });
 });

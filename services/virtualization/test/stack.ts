@@ -8,7 +8,7 @@ import { createService as users } from '@inventory/users';
 export type Obj = Record<string, any>;
 
 /** The services a virtualization stack runs: virtualization and what it references (dcim, tenancy, extras, users). */
-export const bootVirtualization = () => bootStack({ extras, tenancy, users, dcim, virtualization });
+export const bootVirtualization = () => bootStack({ extras, tenancy, users, dcim, virtualization }, {}, { template: true });
 
 /**
  * virtualization with what it references, booted for the calling suite:

@@ -50,7 +50,7 @@ beforeAll(async () => {
     extras,
     webhooks: (config) => webhooks({ ...config, WEBHOOK_RETRY_SCHEDULE: '0.2,0.4' }),
     gateway,
-  });
+  }, {}, { template: true });
   base = stack.urls.gateway;
   hooks = stack.client('webhooks');
   ten = stack.client('tenancy');

@@ -5,7 +5,7 @@ import { createService as webhooks, webhooksModels } from '@inventory/webhooks';
 
 let stack: Stack;
 beforeAll(async () => {
-  stack = await bootStack({ extras, webhooks });
+  stack = await bootStack({ extras, webhooks }, {}, { template: true });
 });
 afterAll(() => stack?.stop());
 

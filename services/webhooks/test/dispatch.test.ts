@@ -46,7 +46,7 @@ beforeAll(async () => {
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
   base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
   // few senders (8, so 4 per webhook), to show that a slow receiver cannot take them all
-  stack = await bootStack({ extras, tenancy, webhooks: (config) => webhooks({ ...config, WEBHOOK_RETRY_SCHEDULE: '0.2,0.4', WEBHOOK_CONCURRENCY: 8 }) });
+  stack = await bootStack({ extras, tenancy, webhooks: (config) => webhooks({ ...config, WEBHOOK_RETRY_SCHEDULE: '0.2,0.4', WEBHOOK_CONCURRENCY: 8 }) }, {}, { template: true });
   ten = stack.client('tenancy');
   hooks = stack.client('webhooks');
 }, 120_000);
@@ -158,7 +158,9 @@ test('when one receiver is slow, then other webhooks\' deliveries do not wait fo
 });
 
 test('when a slow receiver has more deliveries than the process has senders, then another webhook\'s deliveries still go through at once', async () => {
-  const slow = createServer((_req, res) => setTimeout(() => res.end('late'), 4_000));
+  // held well past the quick deliveries' own time, and under the dispatcher's 10 s timeout (which would free the senders)
+  const HOLD_MS = 8_000;
+  const slow = createServer((_req, res) => setTimeout(() => res.end('late'), HOLD_MS));
   await new Promise<void>((r) => slow.listen(0, '127.0.0.1', r));
   try {
     const slowUrl = `http://127.0.0.1:${(slow.address() as AddressInfo).port}/slower`;
@@ -171,8 +173,8 @@ test('when a slow receiver has more deliveries than the process has senders, the
     const updated = await ten.patch('/api/tenancy/tenants/', made.body.map((t: { id: number }) => ({ id: t.id, description: 'busy' })));
     expect(updated.status).toBe(200);
     await eventually(() => to('/quick').length === 20, 15_000, 'the quick deliveries');
-    // 8 senders all held by 4 s answers would hold the quick ones for 4 s at least
-    expect(Date.now() - started).toBeLessThan(3_500);
+    // 8 senders all held by the slow answers would hold the quick ones for HOLD_MS at least
+    expect(Date.now() - started).toBeLessThan(HOLD_MS);
   } finally {
     slow.closeAllConnections();
     await new Promise((r) => slow.close(r));

@@ -41,7 +41,7 @@ beforeAll(async () => {
     dcim,
     webhooks: (config) => webhooks({ ...config, WEBHOOK_RETRY_SCHEDULE: '0.2,0.4' }),
     gateway,
-  });
+  }, {}, { template: true });
   const admin = await stack.client('users').post('/api/users/users/', { username: USERNAME, password: 'hooks-e2e-password-1' });
   expect(admin.status).toBe(201);
   const perm = await stack.client('users').post('/api/users/permissions/', {
@@ -283,7 +283,8 @@ describe('requests and deliveries', () => {
 
   test('when the receiver holds each request for 3 s, then the API\'s writes still answer at once (the client does not wait for delivery)', async () => {
     const h = await hook('/hold');
-    answers.set('/hold', () => ({ delayMs: 3_000 }));
+    const HOLD_MS = 3_000;
+    answers.set('/hold', () => ({ delayMs: HOLD_MS }));
     const times: number[] = [];
     for (let i = 0; i < 5; i++) {
       const t0 = performance.now();
@@ -293,8 +294,10 @@ describe('requests and deliveries', () => {
     // the deliveries are under way (or about to be) while every write has already answered
     await eventually(() => rx.to('/hold').length === 5, 15_000, () => `5 held requests, got ${rx.to('/hold').length}`);
     expect(rx.answered).toBeLessThan(rx.received.length);
-    console.log(`client not waiting: write times ${times.map((t) => t.toFixed(0)).join(', ')} ms with the receiver holding 3000 ms`);
-    expect(Math.max(...times)).toBeLessThan(1_000);
+    console.log(`client not waiting: write times ${times.map((t) => t.toFixed(0)).join(', ')} ms with the receiver holding ${HOLD_MS} ms`);
+    // a write that waited for its delivery would take the hold at least (a 1 s bound here was a time, which a
+    // loaded machine can miss with nothing wrong; how fast writes are is the benchmarks')
+    expect(Math.max(...times)).toBeLessThan(HOLD_MS);
     await eventually(async () => (await deliveriesOf(h.id, '&status=succeeded')).length === 5, 15_000, 'the held deliveries to succeed');
   });
 

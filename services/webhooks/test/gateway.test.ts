@@ -12,7 +12,7 @@ let base: string;
 const gateway = stackGateway();
 
 beforeAll(async () => {
-  stack = await bootStack({ users, extras, webhooks, gateway });
+  stack = await bootStack({ users, extras, webhooks, gateway }, {}, { template: true });
   base = stack.urls.gateway;
   const admin = await stack.client('users').post('/api/users/users/', { username: 'hooks-admin', password: 'hooks-password-1' });
   expect(admin.status).toBe(201);

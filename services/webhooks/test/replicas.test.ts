@@ -13,7 +13,7 @@ let rx: TestReceiver;
 
 beforeAll(async () => {
   rx = await startReceiver();
-  stack = await bootStack({ extras, tenancy, webhooks, 'webhooks-2': webhooks });
+  stack = await bootStack({ extras, tenancy, webhooks, 'webhooks-2': webhooks }, {}, { template: true });
 }, 120_000);
 afterAll(async () => {
   await stack?.stop();

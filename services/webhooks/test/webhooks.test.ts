@@ -13,7 +13,7 @@ let stack: Stack;
 let api: Client;
 let db: pg.Client;
 beforeAll(async () => {
-  stack = await bootStack({ extras, webhooks });
+  stack = await bootStack({ extras, webhooks }, {}, { template: true });
   api = stack.client('webhooks');
   db = new pg.Client({ connectionString: stack.databaseUrl });
   await db.connect();
