@@ -170,7 +170,7 @@ export class OutboxRelay {
     const { rows } = await db.query(
       `SELECT seq, id, event, model, object_id, version, timestamp, username, request_id, data, snapshots, reference
        FROM ${table} WHERE sent_at IS NULL ORDER BY seq LIMIT $1`,
-      [this.o.batchSize ?? 500],
+      [this.o.batchSize ?? 1000],
     );
     if (!rows.length) return 0;
     for (const r of rows) {

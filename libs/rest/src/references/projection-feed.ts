@@ -178,7 +178,7 @@ export interface ProjectionFeed {
 const DEFINITIONS = new Set(['extras.tag', 'extras.customfield', 'extras.customfieldchoiceset']);
 
 /** Most events applied to the projections in one transaction. */
-const PROJECTION_BATCH = 100;
+const PROJECTION_BATCH = 500;
 
 /**
  * Applies a batch of owners' events to the projections: one upsert per
@@ -254,7 +254,7 @@ export function projectionFeed(ctx: ServiceContext, config: BaseConfig): Project
     // the lag of `<service>.projections` per owner: how far behind its owners a projection is
     metrics: ctx.metrics,
     sourceOf: (event) => eventSource(ctx, event),
-    // a burst (a bulk write's thousand events) costs a transaction per hundred, not per event
+    // a burst (a bulk write's thousand events) costs a transaction or two, not one per event
     batchSize: PROJECTION_BATCH,
     prefetch: PROJECTION_BATCH * 2,
     batchHandler: (events, tx) => applyEvents(ctx, projected, events, tx, () => scheduleSync(1_000)),
