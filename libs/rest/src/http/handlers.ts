@@ -33,7 +33,7 @@ import {
   withSavedFilters,
 } from '../read';
 import { optionsBody } from './options';
-import { capture, runWrite, type Respond, type WriteResult, notADict, prepare, insertMany, update, remove, type Prepared, uniqueErrors } from '../write';
+import { capture, runWrite, type Respond, type WriteResult, notADict, prepare, insertMany, update, afterSave, remove, type Prepared, uniqueErrors } from '../write';
 import { checkRemoteProtected, warmReferences, type Reserved } from '../references';
 import { authorize } from '@inventory/auth';
 
@@ -199,7 +199,7 @@ async function updateHandler(e: Endpoint, req: Request, res: Response, partial: 
     await capture(ctx, model, wctx, [existing]);
     const p = await prepare(ctx, model, req.body ?? {}, partial ? 'patch' : 'put', existing, wctx);
     await update(ctx, model, id, p, existing, wctx);
-    await model.hooks.afterSave?.(id, (req.body ?? {}) as Row, existing, wctx);
+    await afterSave(model, [{ id, columns: p.columns, existing, body: (req.body ?? {}) as Row }], wctx);
     await checkScope(ctx, model, [id], scope, wctx.tx);
     return { status: 200, ids: [id], bulk: false, touched: { updated: [existing] } };
   }, respond(e, req));
@@ -223,7 +223,7 @@ async function bulkUpdateHandler(e: Endpoint, req: Request, res: Response, parti
       delete item.id;
       const p = await prepare(ctx, model, item, partial ? 'patch' : 'put', existing, wctx);
       await update(ctx, model, Number(existing.id), p, existing, wctx);
-      await model.hooks.afterSave?.(Number(existing.id), item, existing, wctx);
+      await afterSave(model, [{ id: Number(existing.id), columns: p.columns, existing, body: item }], wctx);
     }
     const done = rows.map((r) => Number(r.id));
     await checkScope(ctx, model, done, scope, wctx.tx);
@@ -306,8 +306,7 @@ export async function createObjects(ctx: ServiceContext, model: ModelDef, items:
   clashes.forEach((e, k) => Object.keys(e).length && (errors[good[k]] = e));
   if (errors.some((e) => Object.keys(e).length)) throw new ValidationError(bulk ? errors : errors[0]);
   const created = await insertMany(ctx, model, prepared, wctx.tx);
-  if (model.hooks.afterCreate) await model.hooks.afterCreate(created, prepared.map((p) => p.columns), wctx);
-  if (model.hooks.afterSave) for (const [i, id] of created.entries()) await model.hooks.afterSave(id, items[i] as Row, null, wctx);
+  await afterSave(model, created.map((id, i) => ({ id, columns: prepared[i].columns, existing: null, body: items[i] as Row })), wctx);
   await checkScope(ctx, model, created, scope, wctx.tx);
   return { status: 201, ids: created, bulk, touched: { created } };
 }

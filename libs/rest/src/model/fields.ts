@@ -25,6 +25,8 @@ interface Base {
   orderable?: boolean;
   /** The value is computed by the model, not stored as a column. */
   virtual?: boolean;
+  /** A deprecated name of another field (a device's `device_role` of `role`): a write may give it instead. */
+  aliasOf?: string;
 }
 
 export interface StringField extends Base {

@@ -277,9 +277,31 @@ export interface ModelDef {
   configContext?: ConfigContextDef;
 }
 
+/** One object a create or an update stored, as `afterSave` sees it. */
+export interface Saved {
+  id: number;
+  /** The column values the write set (a create's defaults included). */
+  columns: Row;
+  /** The row before the update; null for a create. */
+  existing: Row | null;
+  /** The request's object as sent (what a declaration cannot store as a column, such as a cable's terminations). */
+  body: Row;
+}
+
+/** The objects of `saved` that a create stored (an update's have `existing`). */
+export const createdOf = (saved: Saved[]): Saved[] => saved.filter((s) => !s.existing);
+
+/**
+ * A model's own code, by where it runs. A write runs, in order:
+ *   1. `validate`, then `beforeSave`: per object, before any row is stored;
+ *   2. `afterSave` (the stored objects of a create or an update) or
+ *      `beforeDelete` (the objects about to go);
+ *   3. `afterWrite`: everything the write touched, before its change records;
+ *   4. after the commit, `afterCommit`.
+ * Two more shape what is read: `decorate` (the full representation) and
+ * `nested` (what other services keep).
+ */
 export interface ModelHooks {
-  /** Rewrites a write's body before it is read: a deprecated alias of a field (a device's `device_role` for `role`). */
-  input?: (body: Row) => Row;
   /**
    * Model-level validation after fields are resolved; throw ValidationError.
    * `data` is the stored row with the request's columns over it, and the
@@ -288,14 +310,6 @@ export interface ModelHooks {
    * column, such as a cable's terminations, is read from it).
    */
   validate?: (data: Row, existing: Row | null, ctx: WriteContext, body: Row) => Promise<void> | void;
-  /**
-   * Runs inside a create's transaction once its rows are stored (a bulk
-   * create's all at once, ids in the rows' order, with the column values
-   * each set): creates what belongs to the new objects (a device's
-   * components from its type's templates), set-based, each noted with
-   * `noteTouched` so it has its own change record and event.
-   */
-  afterCreate?: (ids: number[], columns: Row[], ctx: WriteContext) => Promise<void>;
   /** Adjust stored values before insert/update (e.g. hash a password, generate a key). */
   beforeSave?: (data: Row, existing: Row | null, ctx: WriteContext) => Promise<void> | void;
   /**
@@ -312,19 +326,16 @@ export interface ModelHooks {
     ctx: { brief: boolean; service: ServiceContext; q: Queryable; base: string; wants?: (key: string) => boolean },
   ) => Promise<void> | void;
   /**
-   * Runs inside an update's transaction once the row (and its tree position)
-   * is stored, with the column values it set: carries a change down to other
-   * objects (a location's new site to its descendants), each noted with
-   * `noteTouched` so it has its own change record and event.
+   * Runs inside a create's or an update's transaction once the objects'
+   * rows, tree positions and links are stored: a bulk create's all at once
+   * (in the rows' order), an update's one object. Writes what belongs to
+   * the objects beyond their rows (a device's components from its type's
+   * templates, a cable's terminations and paths) and carries a change down
+   * to others (a location's new site to its descendants), set-based, each
+   * object changed noted with `noteTouched` so it has its own change record
+   * and event.
    */
-  afterUpdate?: (id: number, columns: Row, existing: Row, ctx: WriteContext) => Promise<void>;
-  /**
-   * Runs inside a create's or an update's transaction once the object's row
-   * (and its links) are stored, with the request's object as sent: writes
-   * what the object owns beyond its row (a cable's terminations, the cable
-   * paths through them). Objects it changes are noted with `noteTouched`.
-   */
-  afterSave?: (id: number, body: Row, existing: Row | null, ctx: WriteContext) => Promise<void>;
+  afterSave?: (saved: Saved[], ctx: WriteContext) => Promise<void>;
   /**
    * Runs inside a REST write's transaction once its handler applied it, with
    * what it created, updated and deleted (before the changes are recorded):

@@ -13,6 +13,7 @@ import {
   type ModelDef,
   type ServiceContext,
   type Row,
+  type Saved,
   type Touched,
   type WriteContext,
   type Queryable,
@@ -82,7 +83,7 @@ export async function prepare(
   opts: { deferUnique?: boolean } = {},
 ): Promise<Prepared> {
   if (!isPlainObject(input)) throw notADict(input);
-  const body = model.hooks.input ? model.hooks.input(input) : input;
+  const body = withAliases(model, input);
   const { values, errors } = validateScalars(model, mode, body);
   const draft: Draft = { ctx, wctx, body, mode, columns: {}, m2m: new Map(), errs: errors, tasks: [] };
   for (const [name, field] of Object.entries(model.fields)) {
@@ -106,6 +107,15 @@ export async function prepare(
   if (model.hooks.validate) await model.hooks.validate(merged, existing, wctx, body);
   if (model.hooks.beforeSave) await model.hooks.beforeSave(columns, existing, wctx);
   return { columns, m2m, tags: tags?.ids, ...(opts.deferUnique ? { unique: merged } : {}) };
+}
+
+/** The body with each deprecated alias a write gave moved to its field (unless the field itself is given). */
+function withAliases(model: ModelDef, input: Row): Row {
+  let body = input;
+  for (const [name, field] of Object.entries(model.fields)) {
+    if (field.aliasOf && name in body && !(field.aliasOf in body)) body = { ...body, [field.aliasOf]: body[name] };
+  }
+  return body;
 }
 
 /** One object of a write being prepared: what is stored so far, the errors, and the lookups still to run. */
@@ -344,7 +354,11 @@ export async function update(ctx: ServiceContext, model: ModelDef, id: number, p
   await tx.query(sql`UPDATE ${raw(ctx.db.table(model.table))} SET ${join(sets, ', ')} WHERE id = ${id}`).catch((err) => uniqueViolation(model, err));
   if (model.tree && ('parent_id' in cols || 'name' in cols)) await updateTree(ctx, model, id, tx, existing, wctx);
   await writeLinks(ctx, model, id, p, tx);
-  if (model.hooks.afterUpdate) await model.hooks.afterUpdate(id, p.columns, existing, wctx);
+}
+
+/** The model's `afterSave` over what a create or an update stored. */
+export async function afterSave(model: ModelDef, saved: Saved[], wctx: WriteContext): Promise<void> {
+  if (saved.length && model.hooks.afterSave) await model.hooks.afterSave(saved, wctx);
 }
 
 async function writeLinks(ctx: ServiceContext, model: ModelDef, id: number, p: Prepared, tx: Tx): Promise<void> {

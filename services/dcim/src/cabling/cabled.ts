@@ -154,10 +154,10 @@ export function deleteCabled(label: string): NonNullable<ModelHooks['beforeDelet
 }
 
 /** For models whose own changes move paths (front and rear ports): retrace what passes through them. */
-export function retraceOnUpdate(label: string, columns: string[]): NonNullable<ModelHooks['afterUpdate']> {
-  return async (id, changed, _existing, wctx) => {
-    if (!columns.some((c) => c in changed)) return;
-    await retraceThrough(wctx.service, wctx.tx, [node(label, id)]);
+export function retraceOnUpdate(label: string, columns: string[]): NonNullable<ModelHooks['afterSave']> {
+  return async (saved, wctx) => {
+    const moved = saved.filter((s) => s.existing && columns.some((c) => c in s.columns));
+    if (moved.length) await retraceThrough(wctx.service, wctx.tx, moved.map((s) => node(label, s.id)));
   };
 }
 

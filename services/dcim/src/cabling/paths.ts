@@ -101,130 +101,157 @@ interface Link {
  * Null when the origins have no cable at all.
  */
 export async function traceFrom(ctx: ServiceContext, q: Queryable, originType: string, originIds: number[]): Promise<TracedPath | null> {
-  const path: PathNode[][] = [];
-  const positionStack: number[][] = [];
-  let isComplete = false;
-  let isActive = true;
-  let isSplit = false;
-  let type = originType;
-  let ids = [...originIds];
-  const terminations = table(ctx, CABLE_TERMINATION_TABLE);
+  const walk: Walk = { path: [], positionStack: [], isComplete: false, isActive: true, isSplit: false, type: originType, ids: [...originIds] };
   // a path cannot visit more hops than objects exist; this bounds a malformed loop
-  for (let hop = 0; ids.length && hop < 256; hop++) {
-    const links: Link[] = (
-      await q.query(
-        sql`SELECT id, termination_id, cable, cable_end FROM ${terminations} WHERE termination_type = ${type} AND termination_id = ANY(${ids}::bigint[]) ORDER BY id`,
-      )
-    ).map((r) => ({ id: Number(r.id), termination: Number(r.termination_id), cable: Number(r.cable), end: String(r.cable_end) }));
-    const linkOf = new Map(links.map((l) => [l.termination, l]));
-    // a rear port fanning out to front ports with different cables
-    const distinct = new Set(ids.map((id) => linkOf.get(id)?.cable ?? null));
-    if (distinct.size > 1 && positionStack.length && ids.length !== positionStack[positionStack.length - 1].length) {
-      isSplit = true;
-      break;
-    }
-    // Step 1: the near-end objects
-    path.push(ids.map((id) => node(type, id)));
-    // Step 2: their cables
-    if (!links.length) {
-      if (path.length === 1) return null;
-      break;
-    }
-    // Step 3: some objects of this end have no cable: asymmetric, recorded as split
-    if (ids.some((id) => !linkOf.has(id))) {
-      isComplete = false;
-      isSplit = true;
-    }
-    // Step 4: the cables, in order, once each
-    const cables = [...new Set(ids.map((id) => linkOf.get(id)?.cable).filter((c): c is number => c !== undefined))];
-    path.push(cables.map((c) => node('dcim.cable', c)));
-    // Step 5: a cable that is not connected makes the path inactive
-    const statuses = await q.query(sql`SELECT status FROM ${table(ctx, 'cable')} WHERE id = ANY(${cables}::bigint[])`);
-    if (statuses.some((s) => s.status !== 'connected')) isActive = false;
-    // Step 6: the far-end objects: the other end of each cable
-    const far = await q.query(
-      sql`SELECT f.termination_type, f.termination_id FROM ${terminations} f
-          JOIN unnest(${links.map((l) => l.cable)}::bigint[], ${links.map((l) => (l.end === 'A' ? 'B' : 'A'))}::text[]) AS w(cable, cable_end)
-            ON f.cable = w.cable AND f.cable_end = w.cable_end
-          GROUP BY f.id, f.termination_type, f.termination_id ORDER BY f.id`,
-    );
-    // Step 7: recorded
-    path.push(far.map((r) => node(String(r.termination_type), Number(r.termination_id))));
-    // Step 8: the next hop, through a pass-through
-    if (!far.length) break;
-    const farType = String(far[0].termination_type);
-    const farIds = far.map((r) => Number(r.termination_id));
-    if (far.some((r) => r.termination_type !== farType)) {
-      isComplete = false;
-      isSplit = true;
-      break;
-    }
-    if (farType === 'dcim.frontport') {
-      const fronts = await q.query(sql`SELECT id, rear_port_id, rear_port_position FROM ${table(ctx, 'front_port')} WHERE id = ANY(${farIds}::bigint[])`);
-      const byId = new Map(fronts.map((f) => [Number(f.id), f]));
-      const rearIds = [...new Set(farIds.map((id) => Number(byId.get(id)?.rear_port_id)).filter((id) => id > 0))];
-      const rears = await q.query(sql`SELECT id, positions FROM ${table(ctx, 'rear_port')} WHERE id = ANY(${rearIds}::bigint[]) ORDER BY id`);
-      if (!rears.length) break;
-      if (rears.length > 1 || Number(rears[0].positions) > 1) positionStack.push(farIds.map((id) => Number(byId.get(id)?.rear_port_position)));
-      type = 'dcim.rearport';
-      ids = rears.map((r) => Number(r.id));
-    } else if (farType === 'dcim.rearport') {
-      const rears = await q.query(sql`SELECT id, positions FROM ${table(ctx, 'rear_port')} WHERE id = ANY(${farIds}::bigint[])`);
-      const positionsOf = new Map(rears.map((r) => [Number(r.id), Number(r.positions)]));
-      let pairs: [number, number][];
-      if (farIds.length === 1 && positionsOf.get(farIds[0]) === 1) pairs = [[farIds[0], 1]];
-      else if (positionStack.length) {
-        const positions = positionStack.pop()!;
-        if (positions.length !== farIds.length) {
-          isSplit = true;
-          break;
-        }
-        // NetBox pops the positions from the end as it walks the rear ports
-        pairs = farIds.map((id) => [id, positions.pop()!]);
-      } else {
-        // no position known: the path splits at the rear port
-        isSplit = true;
-        break;
-      }
-      const fronts = await q.query(
-        sql`SELECT f.id FROM ${table(ctx, 'front_port')} f
-            JOIN unnest(${pairs.map((p) => p[0])}::bigint[], ${pairs.map((p) => p[1])}::int[]) AS w(rear, position)
-              ON f.rear_port_id = w.rear AND f.rear_port_position = w.position
-            ORDER BY f.id`,
-      );
-      type = 'dcim.frontport';
-      ids = fronts.map((f) => Number(f.id));
-    } else if (farType === CIRCUIT_TERMINATION) {
-      // across the circuit, A to Z or Z to A
-      if (farIds.length > 1) {
-        isSplit = true;
-        break;
-      }
-      const here = await circuitTermination(ctx, q, farIds[0]);
-      const peer = here ? await circuitPeer(ctx, q, here) : undefined;
-      if (!peer) break;
-      const isSet = (v: unknown) => v !== null && v !== undefined && v !== '';
-      if (isSet(peer.provider_network)) {
-        // the circuit ends on a provider network: complete there
-        path.push([node(CIRCUIT_TERMINATION, Number(peer.id))], [node('circuits.providernetwork', Number(peer.provider_network))]);
-        isComplete = true;
-        break;
-      }
-      const [peerCable] = await q.query(sql`SELECT 1 FROM ${terminations} WHERE termination_type = ${CIRCUIT_TERMINATION} AND termination_id = ${peer.id}`);
-      if (isSet(peer.site) && !peerCable) {
-        // the circuit ends on a site with nothing cabled to it
-        path.push([node(CIRCUIT_TERMINATION, Number(peer.id))], [node('dcim.site', Number(peer.site))]);
-        break;
-      }
-      type = CIRCUIT_TERMINATION;
-      ids = [Number(peer.id)];
-    } else {
-      // endpoints of one type: the path is complete
-      isComplete = true;
-      break;
-    }
+  for (let hop = 0; walk.ids.length && hop < 256; hop++) {
+    const far = await crossCables(ctx, q, walk);
+    if (far === 'no path') return null;
+    if (!far || !(await passThrough(ctx, q, walk, far))) break;
   }
+  const { path, isActive, isComplete, isSplit } = walk;
   return { path, isActive, isComplete, isSplit };
+}
+
+/** A path being traced: what it recorded, its flags, and the objects (of one type) it is at. */
+interface Walk extends TracedPath {
+  /** Rear port positions entered, popped when the path leaves through a rear port again. */
+  positionStack: number[][];
+  type: string;
+  ids: number[];
+}
+
+interface Far {
+  type: string;
+  ids: number[];
+}
+
+/**
+ * Steps 1 to 7 of a hop: records the near-end objects, their cables and the
+ * objects at the cables' far ends. The far ends to go on from; null when
+ * the path ends here; 'no path' when the origins have no cable.
+ */
+async function crossCables(ctx: ServiceContext, q: Queryable, walk: Walk): Promise<Far | null | 'no path'> {
+  const { path, positionStack, type, ids } = walk;
+  const terminations = table(ctx, CABLE_TERMINATION_TABLE);
+  const links: Link[] = (
+    await q.query(sql`SELECT id, termination_id, cable, cable_end FROM ${terminations} WHERE termination_type = ${type} AND termination_id = ANY(${ids}::bigint[]) ORDER BY id`)
+  ).map((r) => ({ id: Number(r.id), termination: Number(r.termination_id), cable: Number(r.cable), end: String(r.cable_end) }));
+  const linkOf = new Map(links.map((l) => [l.termination, l]));
+  // a rear port fanning out to front ports with different cables
+  const distinct = new Set(ids.map((id) => linkOf.get(id)?.cable ?? null));
+  if (distinct.size > 1 && positionStack.length && ids.length !== positionStack[positionStack.length - 1].length) {
+    walk.isSplit = true;
+    return null;
+  }
+  // Step 1: the near-end objects
+  path.push(ids.map((id) => node(type, id)));
+  // Step 2: their cables
+  if (!links.length) return path.length === 1 ? 'no path' : null;
+  // Step 3: some objects of this end have no cable: asymmetric, recorded as split
+  if (ids.some((id) => !linkOf.has(id))) {
+    walk.isComplete = false;
+    walk.isSplit = true;
+  }
+  // Step 4: the cables, in order, once each
+  const cables = [...new Set(ids.map((id) => linkOf.get(id)?.cable).filter((c): c is number => c !== undefined))];
+  path.push(cables.map((c) => node('dcim.cable', c)));
+  // Step 5: a cable that is not connected makes the path inactive
+  const statuses = await q.query(sql`SELECT status FROM ${table(ctx, 'cable')} WHERE id = ANY(${cables}::bigint[])`);
+  if (statuses.some((s) => s.status !== 'connected')) walk.isActive = false;
+  // Step 6: the far-end objects: the other end of each cable
+  const far = await q.query(
+    sql`SELECT f.termination_type, f.termination_id FROM ${terminations} f
+        JOIN unnest(${links.map((l) => l.cable)}::bigint[], ${links.map((l) => (l.end === 'A' ? 'B' : 'A'))}::text[]) AS w(cable, cable_end)
+          ON f.cable = w.cable AND f.cable_end = w.cable_end
+        GROUP BY f.id, f.termination_type, f.termination_id ORDER BY f.id`,
+  );
+  // Step 7: recorded
+  path.push(far.map((r) => node(String(r.termination_type), Number(r.termination_id))));
+  if (!far.length) return null;
+  const farType = String(far[0].termination_type);
+  if (far.some((r) => r.termination_type !== farType)) {
+    walk.isComplete = false;
+    walk.isSplit = true;
+    return null;
+  }
+  return { type: farType, ids: far.map((r) => Number(r.termination_id)) };
+}
+
+/** Step 8: on through a pass-through (front port, rear port, circuit); false when the path ends at the far end. */
+async function passThrough(ctx: ServiceContext, q: Queryable, walk: Walk, far: Far): Promise<boolean> {
+  if (far.type === 'dcim.frontport') return throughFrontPorts(ctx, q, walk, far.ids);
+  if (far.type === 'dcim.rearport') return throughRearPorts(ctx, q, walk, far.ids);
+  if (far.type === CIRCUIT_TERMINATION) return acrossCircuit(ctx, q, walk, far.ids);
+  // endpoints of one type: the path is complete
+  walk.isComplete = true;
+  return false;
+}
+
+/** From front ports to their rear ports, the positions pushed when a rear port has several. */
+async function throughFrontPorts(ctx: ServiceContext, q: Queryable, walk: Walk, farIds: number[]): Promise<boolean> {
+  const fronts = await q.query(sql`SELECT id, rear_port_id, rear_port_position FROM ${table(ctx, 'front_port')} WHERE id = ANY(${farIds}::bigint[])`);
+  const byId = new Map(fronts.map((f) => [Number(f.id), f]));
+  const rearIds = [...new Set(farIds.map((id) => Number(byId.get(id)?.rear_port_id)).filter((id) => id > 0))];
+  const rears = await q.query(sql`SELECT id, positions FROM ${table(ctx, 'rear_port')} WHERE id = ANY(${rearIds}::bigint[]) ORDER BY id`);
+  if (!rears.length) return false;
+  if (rears.length > 1 || Number(rears[0].positions) > 1) walk.positionStack.push(farIds.map((id) => Number(byId.get(id)?.rear_port_position)));
+  walk.type = 'dcim.rearport';
+  walk.ids = rears.map((r) => Number(r.id));
+  return true;
+}
+
+/** From rear ports to the front ports of the positions popped (a single-position rear port to its one front port). */
+async function throughRearPorts(ctx: ServiceContext, q: Queryable, walk: Walk, farIds: number[]): Promise<boolean> {
+  const rears = await q.query(sql`SELECT id, positions FROM ${table(ctx, 'rear_port')} WHERE id = ANY(${farIds}::bigint[])`);
+  const positionsOf = new Map(rears.map((r) => [Number(r.id), Number(r.positions)]));
+  let pairs: [number, number][];
+  if (farIds.length === 1 && positionsOf.get(farIds[0]) === 1) pairs = [[farIds[0], 1]];
+  else {
+    // no position known, or not one per rear port: the path splits at the rear port
+    const positions = walk.positionStack.pop();
+    if (!positions || positions.length !== farIds.length) {
+      walk.isSplit = true;
+      return false;
+    }
+    // NetBox pops the positions from the end as it walks the rear ports
+    pairs = farIds.map((id) => [id, positions.pop()!]);
+  }
+  const fronts = await q.query(
+    sql`SELECT f.id FROM ${table(ctx, 'front_port')} f
+        JOIN unnest(${pairs.map((p) => p[0])}::bigint[], ${pairs.map((p) => p[1])}::int[]) AS w(rear, position)
+          ON f.rear_port_id = w.rear AND f.rear_port_position = w.position
+        ORDER BY f.id`,
+  );
+  walk.type = 'dcim.frontport';
+  walk.ids = fronts.map((f) => Number(f.id));
+  return true;
+}
+
+/** Across a circuit, A to Z or Z to A: on from the peer termination's cable, or complete at a provider network. */
+async function acrossCircuit(ctx: ServiceContext, q: Queryable, walk: Walk, farIds: number[]): Promise<boolean> {
+  if (farIds.length > 1) {
+    walk.isSplit = true;
+    return false;
+  }
+  const here = await circuitTermination(ctx, q, farIds[0]);
+  const peer = here ? await circuitPeer(ctx, q, here) : undefined;
+  if (!peer) return false;
+  const isSet = (v: unknown) => v !== null && v !== undefined && v !== '';
+  if (isSet(peer.provider_network)) {
+    // the circuit ends on a provider network: complete there
+    walk.path.push([node(CIRCUIT_TERMINATION, Number(peer.id))], [node('circuits.providernetwork', Number(peer.provider_network))]);
+    walk.isComplete = true;
+    return false;
+  }
+  const [peerCable] = await q.query(sql`SELECT 1 FROM ${table(ctx, CABLE_TERMINATION_TABLE)} WHERE termination_type = ${CIRCUIT_TERMINATION} AND termination_id = ${peer.id}`);
+  if (isSet(peer.site) && !peerCable) {
+    // the circuit ends on a site with nothing cabled to it
+    walk.path.push([node(CIRCUIT_TERMINATION, Number(peer.id))], [node('dcim.site', Number(peer.site))]);
+    return false;
+  }
+  walk.type = CIRCUIT_TERMINATION;
+  walk.ids = [Number(peer.id)];
+  return true;
 }
 
 /** The far-end objects of a complete path (NetBox's CablePath.destinations). */

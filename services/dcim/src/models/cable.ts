@@ -74,14 +74,16 @@ export const cable: ModelDef = defineModel({
       const merged = { ...(existing ?? {}), ...columns };
       if ((merged.length === null || merged.length === undefined) && merged.length_unit) columns.length_unit = '';
     },
-    afterSave: async (id, body, existing, wctx) => {
-      const given = await endsOf(wctx, body);
-      let statusChanged = false;
-      if (existing) {
-        const [now] = await wctx.tx.query(sql`SELECT status FROM ${raw(wctx.service.db.table('cable'))} WHERE id = ${id}`);
-        statusChanged = now?.status !== existing.status;
+    afterSave: async (saved, wctx) => {
+      for (const { id, body, existing } of saved) {
+        const given = await endsOf(wctx, body);
+        let statusChanged = false;
+        if (existing) {
+          const [now] = await wctx.tx.query(sql`SELECT status FROM ${raw(wctx.service.db.table('cable'))} WHERE id = ${id}`);
+          statusChanged = now?.status !== existing.status;
+        }
+        await saveEnds(wctx, id, given, statusChanged);
       }
-      await saveEnds(wctx, id, given, statusChanged);
     },
     beforeDelete: (ids, wctx) => deleteEnds(wctx, ids),
     decorate: async (rows, out, { brief, service, q, base, wants }) => {

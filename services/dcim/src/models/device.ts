@@ -1,5 +1,5 @@
 import { sql, raw, or, type FilterDef } from '@inventory/filtering';
-import { defineModel, f, searchFilter, ids, keyResolver, relatedId, treeIds, TENANT_GROUP_HOPS, type ModelDef, type Row, type ServiceContext } from '@inventory/rest';
+import { createdOf, defineModel, f, searchFilter, ids, keyResolver, relatedId, treeIds, TENANT_GROUP_HOPS, type ModelDef, type Row, type ServiceContext } from '@inventory/rest';
 import { DEVICE_AIRFLOW, DEVICE_FACE, DEVICE_STATUS } from './choices';
 import { SITE_SCOPE_HOPS } from '@inventory/refs';
 import { checkDevice, deviceDefaults, moveChildren } from './device-rules';
@@ -39,7 +39,7 @@ export const device: ModelDef = defineModel({
       ],
     }),
     role: f.fk('dcim.devicerole', 'PROTECT', { required: true }),
-    device_role: f.fk('dcim.devicerole', 'PROTECT', { virtual: true, readOnly: true, filter: false, orderable: false }),
+    device_role: f.fk('dcim.devicerole', 'PROTECT', { virtual: true, readOnly: true, filter: false, orderable: false, aliasOf: 'role' }),
     tenant: f.fk('tenancy.tenant', 'PROTECT', { nullable: true, hops: TENANT_GROUP_HOPS }),
     platform: f.fk('dcim.platform', 'SET_NULL'),
     serial: f.string(50, { label: 'serial number', iexactFilter: true }),
@@ -80,11 +80,13 @@ export const device: ModelDef = defineModel({
   counts: Object.fromEntries(Object.entries(DEVICE_COMPONENT_COUNTS).map(([name, c]) => [name, { model: c.model, field: 'device' }])),
   filters: (ctx) => deviceFilters(ctx),
   hooks: {
-    input: (body) => ('device_role' in body && !('role' in body) ? { ...body, role: body.device_role } : body),
     validate: (row, existing, wctx) => checkDevice(row, existing, wctx),
     beforeSave: (columns, existing, wctx) => deviceDefaults(columns, existing, wctx),
-    afterCreate: (ids, _columns, wctx) => instantiateComponents(ids, wctx),
-    afterUpdate: (id, columns, existing, wctx) => moveChildren(id, columns, existing, wctx),
+    afterSave: async (saved, wctx) => {
+      const created = createdOf(saved).map((s) => s.id);
+      if (created.length) await instantiateComponents(created, wctx);
+      for (const s of saved) if (s.existing) await moveChildren(s.id, s.columns, s.existing, wctx);
+    },
     decorate: (rows, out, c) => decorateDevices(rows, out, c),
     // what other services keep of a device (a journal entry's assigned object) is the seed's nested device too
     nested: (n) => ({ ...n, display_name: n.display }),

@@ -36,11 +36,13 @@ export const frontPort: ModelDef = component({
   },
   // a new front port, or one moved to another position, changes the paths through its rear port (NetBox leaves them until the next cable change)
   hooks: {
-    afterSave: async (id, _body, existing, wctx) => {
-      const [row] = await wctx.tx.query(sql`SELECT rear_port_id, rear_port_position FROM ${raw(wctx.service.db.table('front_port'))} WHERE id = ${id}`);
-      if (existing && String(existing.rear_port_id) === String(row.rear_port_id) && Number(existing.rear_port_position) === Number(row.rear_port_position)) return;
-      const rears = [row.rear_port_id, existing?.rear_port_id].filter((r) => r !== null && r !== undefined).map((r) => node('dcim.rearport', Number(r)));
-      await retraceThrough(wctx.service, wctx.tx, [node('dcim.frontport', id), ...rears]);
+    afterSave: async (saved, wctx) => {
+      for (const { id, existing } of saved) {
+        const [row] = await wctx.tx.query(sql`SELECT rear_port_id, rear_port_position FROM ${raw(wctx.service.db.table('front_port'))} WHERE id = ${id}`);
+        if (existing && String(existing.rear_port_id) === String(row.rear_port_id) && Number(existing.rear_port_position) === Number(row.rear_port_position)) continue;
+        const rears = [row.rear_port_id, existing?.rear_port_id].filter((r) => r !== null && r !== undefined).map((r) => node('dcim.rearport', Number(r)));
+        await retraceThrough(wctx.service, wctx.tx, [node('dcim.frontport', id), ...rears]);
+      }
     },
   },
 });

@@ -75,10 +75,10 @@ export const iface: ModelDef = component({
       }
       await interfaceDecorate(rows, out, c);
     },
-    afterUpdate: async (id, columns, _existing, wctx) => {
-      // Interface.save(): only 802.1Q "tagged" interfaces keep tagged VLANs
-      const merged = { ..._existing, ...columns };
-      if (merged.mode !== 'tagged') await wctx.tx.query(sql`DELETE FROM ${raw(wctx.service.db.table('interface_tagged_vlans'))} WHERE owner_id = ${id}`);
+    afterSave: async (saved, wctx) => {
+      // Interface.save(): only 802.1Q "tagged" interfaces keep tagged VLANs (an update's; a create stores none untagged)
+      const untagged = saved.filter((s) => s.existing && { ...s.existing, ...s.columns }.mode !== 'tagged').map((s) => s.id);
+      if (untagged.length) await wctx.tx.query(sql`DELETE FROM ${raw(wctx.service.db.table('interface_tagged_vlans'))} WHERE owner_id = ANY(${untagged}::bigint[])`);
     },
   },
 });

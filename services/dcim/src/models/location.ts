@@ -37,7 +37,9 @@ export const location: ModelDef = defineModel({
   },
   hooks: {
     validate: (row, _existing, wctx) => checkParentSite(row, wctx),
-    afterUpdate: (id, columns, existing, wctx) => moveDescendants(id, columns, existing, wctx),
+    afterSave: async (saved, wctx) => {
+      for (const s of saved) if (s.existing) await moveDescendants(s.id, s.columns, s.existing, wctx);
+    },
   },
   // NetBox's Contacts filters (contact, contact_role, contact_group), through tenancy's assignments
   contacts: true,

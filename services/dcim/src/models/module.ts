@@ -1,6 +1,6 @@
 import { ValidationError } from '@inventory/core';
 import { sql, raw } from '@inventory/filtering';
-import { defineModel, f, searchFilter, keyResolver, type ModelDef, type Row, type WriteContext } from '@inventory/rest';
+import { createdOf, defineModel, f, searchFilter, keyResolver, type ModelDef, type Row, type WriteContext } from '@inventory/rest';
 import { MODULE_STATUS } from './choices';
 import { instantiateModuleComponents } from './instantiate';
 
@@ -42,7 +42,10 @@ export const module: ModelDef = defineModel({
   ],
   hooks: {
     validate: (row, _existing, wctx) => checkModule(row, wctx),
-    afterCreate: (ids, _columns, wctx) => instantiateModuleComponents(ids, wctx),
+    afterSave: async (saved, wctx) => {
+      const created = createdOf(saved).map((s) => s.id);
+      if (created.length) await instantiateModuleComponents(created, wctx);
+    },
   },
 });
 

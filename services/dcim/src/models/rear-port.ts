@@ -26,5 +26,5 @@ export const rearPort: ModelDef = component({
       throw new ValidationError({ positions: [`The number of positions cannot be less than the number of mapped front ports (${n})`] });
     }
   },
-  hooks: { afterUpdate: retraceOnUpdate('dcim.rearport', ['positions']) },
+  hooks: { afterSave: retraceOnUpdate('dcim.rearport', ['positions']) },
 });

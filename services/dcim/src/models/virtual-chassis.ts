@@ -1,6 +1,6 @@
 import { ValidationError } from '@inventory/core';
 import { sql, raw } from '@inventory/filtering';
-import { capture, defineModel, f, searchFilter, keyResolver, noteTouched, type ModelDef, type Row, type WriteContext } from '@inventory/rest';
+import { capture, createdOf, defineModel, f, searchFilter, keyResolver, noteTouched, type ModelDef, type Row, type Saved, type WriteContext } from '@inventory/rest';
 import { SITE_SCOPE_HOPS } from '@inventory/refs';
 import { device } from './device';
 
@@ -43,7 +43,7 @@ export const virtualChassis: ModelDef = defineModel({
   },
   hooks: {
     validate: (row, existing, wctx) => checkMaster(row, existing, wctx),
-    afterCreate: (ids, columns, wctx) => enrolMasters(ids, columns, wctx),
+    afterSave: (saved, wctx) => enrolMasters(createdOf(saved), wctx),
     beforeDelete: (ids, wctx) => releaseMembers(ids, wctx),
   },
 });
@@ -58,8 +58,8 @@ async function checkMaster(row: Row, existing: Row | null, wctx: WriteContext): 
 }
 
 /** A new chassis's master becomes its member in position 1. */
-async function enrolMasters(ids: number[], columns: Row[], wctx: WriteContext): Promise<void> {
-  const masters = ids.map((id, i) => ({ vc: id, master: columns[i].master_id })).filter((p) => p.master !== null && p.master !== undefined);
+async function enrolMasters(created: Saved[], wctx: WriteContext): Promise<void> {
+  const masters = created.map((s) => ({ vc: s.id, master: s.columns.master_id })).filter((p) => p.master !== null && p.master !== undefined);
   if (!masters.length) return;
   const table = raw(wctx.service.db.table('device'));
   const locked = await wctx.tx.query(sql`SELECT * FROM ${table} WHERE id = ANY(${masters.map((p) => p.master)}::bigint[]) ORDER BY id FOR UPDATE`);

@@ -1,6 +1,6 @@
 import { contentType } from '@inventory/refs';
 import { sql, raw } from '@inventory/filtering';
-import type { ModelDef, ModelHooks, ServiceContext } from '@inventory/rest';
+import type { ModelDef, ModelHooks, Row, ServiceContext, WriteContext } from '@inventory/rest';
 import { lockStoredName } from './routes';
 import type { MediaStore } from './store';
 import { ImageUpload } from './upload';
@@ -29,21 +29,8 @@ export async function namedFiles(ctx: ServiceContext, model: ModelDef, stored: s
  * commit, whatever deleted the row (the API, the parent's delete event).
  */
 export const imageFileHooks: Pick<ModelHooks, 'afterSave' | 'afterCommit'> = {
-  async afterSave(id, body, _existing, wctx) {
-    const upload = body.image;
-    if (!(upload instanceof ImageUpload)) return;
-    const model = attachmentModel(wctx.service);
-    const [row] = await wctx.tx.query(sql`SELECT content_type, object_id, name FROM ${raw(wctx.service.db.table(model.table))} WHERE id = ${id}`);
-    const ct = contentType(String(row.content_type));
-    // NetBox names the file after the attachment's name when it has one
-    const stem = `${ct?.model ?? 'object'}_${String(row.object_id)}_${row.name ? String(row.name) : stemOf(upload.filename)}`;
-    const stored = await mediaStoreOf(wctx.service).save(stem, upload.kind.ext, upload.data);
-    // held until the write ends: the upload's clean-up waits for the outcome before it looks for the row
-    await lockStoredName(wctx.tx, model, stored);
-    upload.stored.push(stored);
-    await wctx.tx.query(
-      sql`UPDATE ${raw(wctx.service.db.table(model.table))} SET image = ${stored}, image_height = ${upload.height}, image_width = ${upload.width} WHERE id = ${id}`,
-    );
+  async afterSave(saved, wctx) {
+    for (const { id, body } of saved) await storeUpload(id, body, wctx);
   },
   async afterCommit(ctx, changes) {
     const gone = changes.flatMap((c) => (c.before?.image && c.before.image !== c.after?.image ? [String(c.before.image)] : []));
@@ -54,6 +41,24 @@ export const imageFileHooks: Pick<ModelHooks, 'afterSave' | 'afterCommit'> = {
       .catch((err) => ctx.log.warn({ err: (err as Error).message, files: gone }, 'image attachments: files not removed'));
   },
 };
+
+/** An uploaded image goes in the store once its row is, under a name from the row. */
+async function storeUpload(id: number, body: Row, wctx: WriteContext): Promise<void> {
+  const upload = body.image;
+  if (!(upload instanceof ImageUpload)) return;
+  const model = attachmentModel(wctx.service);
+  const [row] = await wctx.tx.query(sql`SELECT content_type, object_id, name FROM ${raw(wctx.service.db.table(model.table))} WHERE id = ${id}`);
+  const ct = contentType(String(row.content_type));
+  // NetBox names the file after the attachment's name when it has one
+  const stem = `${ct?.model ?? 'object'}_${String(row.object_id)}_${row.name ? String(row.name) : stemOf(upload.filename)}`;
+  const stored = await mediaStoreOf(wctx.service).save(stem, upload.kind.ext, upload.data);
+  // held until the write ends: the upload's clean-up waits for the outcome before it looks for the row
+  await lockStoredName(wctx.tx, model, stored);
+  upload.stored.push(stored);
+  await wctx.tx.query(
+    sql`UPDATE ${raw(wctx.service.db.table(model.table))} SET image = ${stored}, image_height = ${upload.height}, image_width = ${upload.width} WHERE id = ${id}`,
+  );
+}
 
 /** What an extras instance holds of its own (`ctx.own`): its media store. */
 export interface ExtrasOwn {
