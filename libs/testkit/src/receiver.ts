@@ -13,10 +13,12 @@ export interface Received {
   at: number;
 }
 
-/** How to answer one request: a status (200), after a delay (none), with a body ('ok'). */
+/** How to answer one request: a status (200), after a delay (none) or once `hold` settles, with a body ('ok'). */
 export interface Answer {
   status?: number;
   delayMs?: number;
+  /** Answered only once this settles: a receiver that holds its requests until the test lets go. */
+  hold?: Promise<unknown>;
   body?: string;
 }
 
@@ -26,6 +28,8 @@ export interface TestReceiver {
   received: Received[];
   /** Requests answered so far. */
   answered: number;
+  /** Requests whose sender closed the connection before they were answered (it gave up waiting). */
+  dropped: number;
   /** Decides each answer (replace it at will); 200 at once by default. */
   answer: (r: Received) => Answer | undefined;
   /** The requests to one path. */
@@ -44,6 +48,7 @@ export async function startReceiver(answer: TestReceiver['answer'] = () => undef
     url: '',
     received: [],
     answered: 0,
+    dropped: 0,
     answer,
     to: (path) => receiver.received.filter((r) => r.path === path),
     close: () =>
@@ -61,11 +66,21 @@ export async function startReceiver(answer: TestReceiver['answer'] = () => undef
       const r: Received = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, raw, body: raw.toString('utf8'), at: Date.now() };
       receiver.received.push(r);
       const a = receiver.answer(r) ?? {};
+      let replied = false;
+      res.on('close', () => {
+        if (!replied) receiver.dropped++;
+      });
       const reply = () => {
+        if (res.destroyed) return;
+        replied = true;
         res.statusCode = a.status ?? 200;
         res.end(a.body ?? (res.statusCode < 300 ? 'ok' : 'not now'));
         receiver.answered++;
       };
+      if (a.hold) {
+        void a.hold.then(reply, reply);
+        return;
+      }
       if (!a.delayMs) return reply();
       const t = setTimeout(() => (timers.delete(t), reply()), a.delayMs);
       timers.add(t);

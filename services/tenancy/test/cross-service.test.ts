@@ -67,10 +67,8 @@ test('when a tenant is renamed, then the circuits show the new name once its eve
   const t = await ten.post('/api/tenancy/tenants/', { name: 'Old name', slug: 'renamed' });
   const c = await cir.post('/api/circuits/circuits/', { cid: 'R1', tenant: t.body.id });
   expect(c.body.tenant.name).toBe('Old name');
-  const t0 = Date.now();
   await ten.patch(`/api/tenancy/tenants/${t.body.id}/`, { name: 'New name' });
   await eventually(async () => (await cir.get(`/api/circuits/circuits/${c.body.id}/`)).body.tenant?.name === 'New name', 10_000, 'the new name');
-  expect(Date.now() - t0).toBeLessThan(10_000);
 });
 
 test('when circuits are filtered and ordered by tenant, tenant group (any depth) and group, then it is local SQL with a fixed number of queries', async () => {

@@ -22,7 +22,8 @@ let tmp: string;
 let opts: RabbitOptions;
 let broker: RunningRabbit | null = null;
 const dataDirs = new Set<string>();
-const hooksProcess = serviceProcess('webhooks', { WEBHOOK_RETRY_SCHEDULE: '0.5,1,2' });
+// a request held by a test's receiver is never given up on while the test runs (a timeout would free its sender)
+const hooksProcess = serviceProcess('webhooks', { WEBHOOK_RETRY_SCHEDULE: '0.5,1,2', WEBHOOK_TIMEOUT: '120' });
 let stack: Stack;
 let ten: Client;
 let hooks: Client;
@@ -258,10 +259,12 @@ test('when RabbitMQ is restarted while writes flow, then every write\'s event re
   );
 }, 150_000);
 
-test('when one webhook\'s receiver holds every request for 5 s, then another webhook\'s receiver gets its deliveries without waiting for it and the API answers at once', async () => {
+test('when one webhook\'s receiver holds every request, then another webhook\'s receiver gets its deliveries without waiting for it and the API answers at once', async () => {
   const N = 60;
-  const HOLD_MS = 5_000;
-  const slow = await startReceiver(() => ({ delayMs: HOLD_MS }));
+  // the slow receiver answers nothing until the test lets go: whatever waited for it would wait until then
+  let release!: () => void;
+  const hold = new Promise<void>((r) => (release = r));
+  const slow = await startReceiver(() => ({ hold }));
   try {
     const slowHook = await webhook('Slow receiver', 'tenancy.tenantgroup', `${slow.url}/slow`);
     await webhook('Fast receiver', 'tenancy.tenantgroup', `${rx.url}/fast`);
@@ -281,16 +284,17 @@ test('when one webhook\'s receiver holds every request for 5 s, then another web
       `slow receiver: ${N} writes (p50/max ${percentile(latencies, 50).toFixed(0)}/${Math.max(...latencies).toFixed(0)} ms); fast webhook lag after the write p50/max ${percentile(lags, 50)}/${Math.max(...lags)} ms; ` +
         `slow receiver got ${slow.received.length}, answered ${slow.answered}`,
     );
-    // a delivery queued behind the slow receiver's requests would wait out their hold, and so would a write that
-    // waited for its delivery: both come in under it (how fast they are is bench/webhooks.js's figure; the former
-    // 2 s and 1 s bounds were times, which a loaded machine can miss with nothing wrong)
-    expect(Math.max(...lags)).toBeLessThan(HOLD_MS);
-    expect(Math.max(...latencies)).toBeLessThan(HOLD_MS);
+    // every write answered and every fast delivery arrived while the slow receiver had answered nothing and
+    // the dispatcher had given up on none of its requests (a sender freed by its timeout would let queued
+    // deliveries through late): nothing waited for it (how fast is bench/webhooks.js's figure, not a bound here)
+    expect(slow.answered).toBe(0);
+    expect(slow.dropped).toBe(0);
     // the slow one was being sent to meanwhile (it is slow, not forgotten)
     expect(slow.received.length).toBeGreaterThan(0);
-    expect(slow.answered).toBeLessThan(N);
+    release();
     await hooks.delete(`/api/extras/webhooks/${slowHook}/`);
   } finally {
+    release();
     await slow.close();
   }
 }, 60_000);
