@@ -1,6 +1,7 @@
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { Client } from 'pg';
 import { dockerAvailable } from './docker';
 import { freePort } from './net';
@@ -246,41 +247,10 @@ async function startLocal(
   try {
     const pgdata = path.join(root, 'pgdata');
     const logFile = path.join(root, 'postgres.log');
-
     // PG* variables (PGDATA, PGPORT, ...) must not redirect the server we start.
     const env: NodeJS.ProcessEnv = { ...cleanEnv(['PG']), LC_ALL: 'C', LANG: 'C', HOME: root };
-    const asUser = { uid: user?.uid, gid: user?.gid, cwd: root, env };
-
     if (persistent) await stopLeftover(pgdata, log);
-
-    const major = await majorVersion(bins.postgres);
-    const versionFile = path.join(pgdata, 'PG_VERSION');
-    if (fs.existsSync(versionFile)) {
-      const have = fs.readFileSync(versionFile, 'utf8').trim();
-      if (have !== major) {
-        throw new Error(`${pgdata} holds a PostgreSQL ${have} cluster but the ${kind} server is version ${major}; ` +
-          'remove the directory or use matching binaries');
-      }
-      log(`postgres: reusing data in ${pgdata}`);
-    } else {
-      fs.rmSync(pgdata, { recursive: true, force: true }); // leftovers of an interrupted initdb
-      const t0 = Date.now();
-      const pwfile = path.join(root, '.pwfile');
-      fs.writeFileSync(pwfile, PASSWORD + '\n', { mode: 0o600 });
-      if (user) fs.chownSync(pwfile, user.uid, user.gid);
-      try {
-        await runOk(bins.initdb, [
-          '-D', pgdata, '-U', USER, `--pwfile=${pwfile}`,
-          // Password over TCP like production; trust only on our private unix socket.
-          '--auth-local=trust', '--auth-host=scram-sha-256',
-          '-E', 'UTF8', '--no-locale',
-          ...(persistent ? [] : ['--no-sync']),
-        ], { ...asUser, timeoutMs: 120_000 });
-      } finally {
-        fs.rmSync(pwfile, { force: true });
-      }
-      log(`postgres: initdb ${pgdata} took ${Date.now() - t0} ms`);
-    }
+    await ensureCluster({ kind, bins, pgdata, root, user, env, persistent, log });
 
     // Unix socket paths are limited to ~107 bytes; TCP is what we use anyway.
     const sockDir = /^[\w./-]+$/.test(root) && path.join(root, '.s.PGSQL.65535').length < 100 ? root : '';
@@ -291,14 +261,12 @@ async function startLocal(
       // Throwaway test clusters: durability costs time and buys nothing.
       ...(persistent ? [] : ['fsync=off', 'synchronous_commit=off', 'full_page_writes=off']),
     ];
-
+    const args = ['-D', pgdata, ...settings.flatMap((s) => ['-c', s])];
     for (let attempt = 1; ; attempt++) {
       const port = opts.port || (await freePort());
       const t0 = Date.now();
       fs.appendFileSync(logFile, `--- ${new Date().toISOString()} starting ${kind} postgres on port ${port}\n`);
-      const child = spawnServer(bins.postgres, ['-D', pgdata, '-p', String(port), ...settings.flatMap((s) => ['-c', s])], {
-        env, cwd: root, logFile, user,
-      });
+      const child = spawnServer(bins.postgres, [...args, '-p', String(port)], { env, cwd: root, logFile, user });
       try {
         await waitReady('127.0.0.1', port, 'postgres', () => child.exitCode !== null || child.signalCode !== null || child.pid === undefined);
       } catch (err) {
@@ -310,37 +278,92 @@ async function startLocal(
       }
       await ensureDatabase(port);
       log(`postgres (${kind}) ready on port ${port} in ${Date.now() - t0} ms, data in ${pgdata}`);
-
-      const pid = child.pid as number;
-      const untrack = track({
-        onExit: () => {
-          if (persistent) {
-            killGroup(pid, 'SIGINT'); // fast shutdown carries on after we are gone
-          } else {
-            killGroup(pid, 'SIGKILL');
-            removeRoot();
-          }
-        },
-      });
-      let stopping: Promise<void> | undefined;
-      return {
-        url: urlFor('127.0.0.1', port),
-        kind,
-        dataDir: root,
-        stop: () =>
-          (stopping ??= (async () => {
-            untrack();
-            // SIGINT = "fast" shutdown: roll back open transactions, checkpoint, exit.
-            await stopChild(child, 'SIGINT', 30_000);
-            removeRoot();
-            log(`postgres (${kind}) on port ${port} stopped`);
-          })()),
-      };
+      return serverHandle({ child, kind, port, root, persistent, removeRoot, log });
     }
   } catch (err) {
     removeRoot();
     throw err;
   }
+}
+
+/** The cluster in `pgdata`: reused when its version matches the server's, made with initdb when there is none. */
+async function ensureCluster(c: {
+  kind: string;
+  bins: PgBinaries;
+  pgdata: string;
+  root: string;
+  user: SystemUser | undefined;
+  env: NodeJS.ProcessEnv;
+  persistent: boolean;
+  log: Log;
+}): Promise<void> {
+  const { kind, bins, pgdata, root, user, env, persistent, log } = c;
+  const major = await majorVersion(bins.postgres);
+  const versionFile = path.join(pgdata, 'PG_VERSION');
+  if (fs.existsSync(versionFile)) {
+    const have = fs.readFileSync(versionFile, 'utf8').trim();
+    if (have !== major) {
+      throw new Error(`${pgdata} holds a PostgreSQL ${have} cluster but the ${kind} server is version ${major}; ` +
+        'remove the directory or use matching binaries');
+    }
+    log(`postgres: reusing data in ${pgdata}`);
+    return;
+  }
+  fs.rmSync(pgdata, { recursive: true, force: true }); // leftovers of an interrupted initdb
+  const t0 = Date.now();
+  const pwfile = path.join(root, '.pwfile');
+  fs.writeFileSync(pwfile, PASSWORD + '\n', { mode: 0o600 });
+  if (user) fs.chownSync(pwfile, user.uid, user.gid);
+  try {
+    await runOk(bins.initdb, [
+      '-D', pgdata, '-U', USER, `--pwfile=${pwfile}`,
+      // Password over TCP like production; trust only on our private unix socket.
+      '--auth-local=trust', '--auth-host=scram-sha-256',
+      '-E', 'UTF8', '--no-locale',
+      ...(persistent ? [] : ['--no-sync']),
+    ], { uid: user?.uid, gid: user?.gid, cwd: root, env, timeoutMs: 120_000 });
+  } finally {
+    fs.rmSync(pwfile, { force: true });
+  }
+  log(`postgres: initdb ${pgdata} took ${Date.now() - t0} ms`);
+}
+
+/** The running server: its URL, and a stop that ends it however the process exits. */
+function serverHandle(h: {
+  child: ChildProcess;
+  kind: 'local' | 'embedded';
+  port: number;
+  root: string;
+  persistent: boolean;
+  removeRoot: () => void;
+  log: Log;
+}): RunningPostgres {
+  const { child, kind, port, root, persistent, removeRoot, log } = h;
+  const pid = child.pid as number;
+  const untrack = track({
+    onExit: () => {
+      if (persistent) {
+        killGroup(pid, 'SIGINT'); // fast shutdown carries on after we are gone
+      } else {
+        killGroup(pid, 'SIGKILL');
+        removeRoot();
+      }
+    },
+  });
+  let stopping: Promise<void> | undefined;
+  return {
+    url: urlFor('127.0.0.1', port),
+    kind,
+    dataDir: root,
+    stop: () =>
+      (stopping ??= (async () => {
+        untrack();
+        // SIGINT = "fast" shutdown: roll back open transactions, checkpoint, exit.
+        await stopChild(child, 'SIGINT', 30_000);
+        removeRoot();
+        log(`postgres (${kind}) on port ${port} stopped`);
+      })()),
+  };
 }
 
 /** A server from a previous (crashed) quick start may still hold the data dir. */

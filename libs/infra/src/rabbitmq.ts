@@ -182,65 +182,12 @@ async function startNode(install: RabbitInstall, opts: RabbitOptions, persistent
     if (persistent) await stopLeftover(root, log);
 
     const port = opts.port || (await freePort());
-    const distPort = await freePort();
-    const epmdPort = await freePort();
+    const ports = { port, dist: await freePort(), epmd: await freePort() };
     // Mnesia data lives under the node name, so a persistent broker needs a stable one.
     const node = persistent ? 'inventory@localhost' : `inv${port}@localhost`;
-
-    mkdirp(path.join(root, 'mnesia'));
-    mkdirp(path.join(root, 'log'));
-    fs.writeFileSync(path.join(root, 'enabled_plugins'), '[].\n'); // no plugins: faster boot
-    fs.writeFileSync(path.join(root, 'rabbitmq-env.conf'), ''); // shadows /etc/rabbitmq/rabbitmq-env.conf
-    const definitions = opts.vhosts?.length ? path.join(root, 'definitions.json') : undefined;
-    if (definitions) fs.writeFileSync(definitions, JSON.stringify(vhostDefinitions(opts.vhosts ?? [])));
-    fs.writeFileSync(
-      path.join(root, 'rabbitmq.conf'),
-      [
-        '# written by @inventory/infra',
-        'loopback_users.guest = true', // guest:guest, loopback only
-        'disk_free_limit.absolute = 50MB', // the default alarm blocks publishers on small CI disks
-        'log.console = false',
-        'log.file.level = info',
-        ...(definitions ? [`load_definitions = ${definitions}`] : []),
-        '',
-      ].join('\n'),
-    );
-    // A throwaway broker (as PostgreSQL's fsync=off): quorum queues' write-ahead log is not synced to disk at
-    // every batch (a publish's confirm waits for that sync, a few ms each on a busy disk); a persistent one syncs
-    if (!persistent) fs.writeFileSync(path.join(root, 'advanced.config'), '[{ra, [{wal_sync_method, none}]}].\n');
-    // Our own cookie (HOME is the data dir), so no other node or CLI shares it.
-    const cookie = path.join(root, '.erlang.cookie');
-    if (!fs.existsSync(cookie)) {
-      fs.writeFileSync(cookie, crypto.randomBytes(16).toString('hex').toUpperCase(), { mode: 0o400 });
-    }
-    fs.chmodSync(cookie, 0o400); // Erlang refuses cookies readable by others
-
+    writeNodeFiles(root, opts, persistent);
     if (user) chownR(root, user);
-
-    const env: NodeJS.ProcessEnv = {
-      // Inherited RABBITMQ_*/ERL_* settings would point at someone else's node.
-      ...cleanEnv(['RABBITMQ_', 'ERL_']),
-      HOME: root,
-      LC_ALL: 'C.UTF-8',
-      LANG: 'C.UTF-8',
-      RABBITMQ_NODENAME: node,
-      RABBITMQ_NODE_IP_ADDRESS: '127.0.0.1',
-      RABBITMQ_NODE_PORT: String(port),
-      // Default is NODE_PORT + 20000, which overflows for high random ports.
-      RABBITMQ_DIST_PORT: String(distPort),
-      RABBITMQ_MNESIA_BASE: path.join(root, 'mnesia'),
-      RABBITMQ_LOG_BASE: path.join(root, 'log'),
-      RABBITMQ_LOGS: brokerLog,
-      RABBITMQ_CONFIG_FILE: path.join(root, 'rabbitmq.conf'),
-      RABBITMQ_ADVANCED_CONFIG_FILE: path.join(root, 'advanced.config'),
-      RABBITMQ_ENABLED_PLUGINS_FILE: path.join(root, 'enabled_plugins'),
-      RABBITMQ_CONF_ENV_FILE: path.join(root, 'rabbitmq-env.conf'),
-      RABBITMQ_PID_FILE: path.join(root, 'rabbitmq.pid'),
-      // Keep Erlang distribution on loopback too.
-      RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS: '-kernel inet_dist_use_interface {127,0,0,1}',
-      // A private epmd (see below) instead of the machine-wide one on 4369.
-      ERL_EPMD_PORT: String(epmdPort),
-    };
+    const env = nodeEnv(root, node, ports, brokerLog);
 
     const t0 = Date.now();
     fs.appendFileSync(logFile, `--- ${new Date().toISOString()} starting node ${node} on port ${port}\n`);
@@ -248,19 +195,7 @@ async function startNode(install: RabbitInstall, opts: RabbitOptions, persistent
 
     // We start epmd ourselves, as our child, so stop() can end it: one that
     // erl starts daemonises and would outlive every test run.
-    if (install.epmd) {
-      epmd = spawnServer(install.epmd, ['-port', String(epmdPort), '-address', '127.0.0.1'], {
-        env, cwd: root, logFile: path.join(root, 'epmd.log'), user,
-      });
-      if (epmd.pid) fs.writeFileSync(path.join(root, 'epmd.pid'), String(epmd.pid));
-      const deadline = Date.now() + 10_000;
-      while (!(await canConnect(epmdPort))) {
-        if (Date.now() > deadline || epmd.exitCode !== null) {
-          throw new Error(`epmd did not start (eaddrinuse?)\n${tail(path.join(root, 'epmd.log'))}`);
-        }
-        await sleep(50);
-      }
-    }
+    if (install.epmd) epmd = await startEpmd(install.epmd, ports.epmd, env, root, user);
 
     const logOffset = fileSize(brokerLog);
     server = spawnServer(install.server, [], { env, cwd: root, logFile, user });
@@ -273,41 +208,129 @@ async function startNode(install: RabbitInstall, opts: RabbitOptions, persistent
         );
       });
     log(`rabbitmq (local) node ${node} ready on port ${port} in ${Date.now() - t0} ms, data in ${root}`);
-
-    const serverPid = srv.pid as number;
-    const epmdChild = epmd;
-    const untrack = track({
-      onExit: () => {
-        // Persistent: TERM lets the broker shut down cleanly after we are gone.
-        const signal = persistent ? 'SIGTERM' : 'SIGKILL';
-        killGroup(serverPid, signal);
-        if (epmdChild?.pid) killGroup(epmdChild.pid, signal);
-        removeRoot();
-      },
-    });
-    let stopping: Promise<void> | undefined;
-    return {
-      url: `amqp://guest:guest@127.0.0.1:${port}`,
-      kind: 'local',
-      dataDir: root,
-      vhosts: opts.vhosts?.length ? [...opts.vhosts] : undefined,
-      stop: () =>
-        (stopping ??= (async () => {
-          untrack();
-          const s0 = Date.now();
-          // rabbitmq-server traps SIGTERM and runs an orderly broker shutdown.
-          await stopChild(srv, 'SIGTERM', 30_000);
-          if (epmdChild) await stopChild(epmdChild, 'SIGTERM', 5_000);
-          removeRoot();
-          log(`rabbitmq (local) node ${node} stopped in ${Date.now() - s0} ms`);
-        })()),
-    };
+    return nodeHandle({ server: srv, epmd, node, port, root, opts, persistent, removeRoot, log });
   } catch (err) {
     if (server) await stopChild(server, 'SIGTERM', 10_000);
     if (epmd) await stopChild(epmd, 'SIGTERM', 2_000);
     removeRoot();
     throw err;
   }
+}
+
+/** The node's configuration files in its data directory, and its own Erlang cookie. */
+function writeNodeFiles(root: string, opts: RabbitOptions, persistent: boolean): void {
+  mkdirp(path.join(root, 'mnesia'));
+  mkdirp(path.join(root, 'log'));
+  fs.writeFileSync(path.join(root, 'enabled_plugins'), '[].\n'); // no plugins: faster boot
+  fs.writeFileSync(path.join(root, 'rabbitmq-env.conf'), ''); // shadows /etc/rabbitmq/rabbitmq-env.conf
+  const definitions = opts.vhosts?.length ? path.join(root, 'definitions.json') : undefined;
+  if (definitions) fs.writeFileSync(definitions, JSON.stringify(vhostDefinitions(opts.vhosts ?? [])));
+  fs.writeFileSync(
+    path.join(root, 'rabbitmq.conf'),
+    [
+      '# written by @inventory/infra',
+      'loopback_users.guest = true', // guest:guest, loopback only
+      'disk_free_limit.absolute = 50MB', // the default alarm blocks publishers on small CI disks
+      'log.console = false',
+      'log.file.level = info',
+      ...(definitions ? [`load_definitions = ${definitions}`] : []),
+      '',
+    ].join('\n'),
+  );
+  // A throwaway broker (as PostgreSQL's fsync=off): quorum queues' write-ahead log is not synced to disk at
+  // every batch (a publish's confirm waits for that sync, a few ms each on a busy disk); a persistent one syncs
+  if (!persistent) fs.writeFileSync(path.join(root, 'advanced.config'), '[{ra, [{wal_sync_method, none}]}].\n');
+  // Our own cookie (HOME is the data dir), so no other node or CLI shares it.
+  const cookie = path.join(root, '.erlang.cookie');
+  if (!fs.existsSync(cookie)) {
+    fs.writeFileSync(cookie, crypto.randomBytes(16).toString('hex').toUpperCase(), { mode: 0o400 });
+  }
+  fs.chmodSync(cookie, 0o400); // Erlang refuses cookies readable by others
+}
+
+/** The node's environment: its own ports, files and epmd, nothing inherited that points at another node. */
+function nodeEnv(root: string, node: string, ports: { port: number; dist: number; epmd: number }, brokerLog: string): NodeJS.ProcessEnv {
+  return {
+    // Inherited RABBITMQ_*/ERL_* settings would point at someone else's node.
+    ...cleanEnv(['RABBITMQ_', 'ERL_']),
+    HOME: root,
+    LC_ALL: 'C.UTF-8',
+    LANG: 'C.UTF-8',
+    RABBITMQ_NODENAME: node,
+    RABBITMQ_NODE_IP_ADDRESS: '127.0.0.1',
+    RABBITMQ_NODE_PORT: String(ports.port),
+    // Default is NODE_PORT + 20000, which overflows for high random ports.
+    RABBITMQ_DIST_PORT: String(ports.dist),
+    RABBITMQ_MNESIA_BASE: path.join(root, 'mnesia'),
+    RABBITMQ_LOG_BASE: path.join(root, 'log'),
+    RABBITMQ_LOGS: brokerLog,
+    RABBITMQ_CONFIG_FILE: path.join(root, 'rabbitmq.conf'),
+    RABBITMQ_ADVANCED_CONFIG_FILE: path.join(root, 'advanced.config'),
+    RABBITMQ_ENABLED_PLUGINS_FILE: path.join(root, 'enabled_plugins'),
+    RABBITMQ_CONF_ENV_FILE: path.join(root, 'rabbitmq-env.conf'),
+    RABBITMQ_PID_FILE: path.join(root, 'rabbitmq.pid'),
+    // Keep Erlang distribution on loopback too.
+    RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS: '-kernel inet_dist_use_interface {127,0,0,1}',
+    // A private epmd (see below) instead of the machine-wide one on 4369.
+    ERL_EPMD_PORT: String(ports.epmd),
+  };
+}
+
+/** A private epmd on `port`, listening before the node starts. */
+async function startEpmd(bin: string, port: number, env: NodeJS.ProcessEnv, root: string, user: SystemUser | undefined): Promise<ChildProcess> {
+  const epmd = spawnServer(bin, ['-port', String(port), '-address', '127.0.0.1'], { env, cwd: root, logFile: path.join(root, 'epmd.log'), user });
+  if (epmd.pid) fs.writeFileSync(path.join(root, 'epmd.pid'), String(epmd.pid));
+  const deadline = Date.now() + 10_000;
+  while (!(await canConnect(port))) {
+    if (Date.now() > deadline || epmd.exitCode !== null) {
+      await stopChild(epmd, 'SIGTERM', 2_000);
+      throw new Error(`epmd did not start (eaddrinuse?)\n${tail(path.join(root, 'epmd.log'))}`);
+    }
+    await sleep(50);
+  }
+  return epmd;
+}
+
+/** The running node: its URL, and a stop that ends it (and its epmd) however the process exits. */
+function nodeHandle(n: {
+  server: ChildProcess;
+  epmd: ChildProcess | undefined;
+  node: string;
+  port: number;
+  root: string;
+  opts: RabbitOptions;
+  persistent: boolean;
+  removeRoot: () => void;
+  log: Log;
+}): RunningRabbit {
+  const { server, epmd, node, port, root, opts, persistent, removeRoot, log } = n;
+  const serverPid = server.pid as number;
+  const untrack = track({
+    onExit: () => {
+      // Persistent: TERM lets the broker shut down cleanly after we are gone.
+      const signal = persistent ? 'SIGTERM' : 'SIGKILL';
+      killGroup(serverPid, signal);
+      if (epmd?.pid) killGroup(epmd.pid, signal);
+      removeRoot();
+    },
+  });
+  let stopping: Promise<void> | undefined;
+  return {
+    url: `amqp://guest:guest@127.0.0.1:${port}`,
+    kind: 'local',
+    dataDir: root,
+    vhosts: opts.vhosts?.length ? [...opts.vhosts] : undefined,
+    stop: () =>
+      (stopping ??= (async () => {
+        untrack();
+        const s0 = Date.now();
+        // rabbitmq-server traps SIGTERM and runs an orderly broker shutdown.
+        await stopChild(server, 'SIGTERM', 30_000);
+        if (epmd) await stopChild(epmd, 'SIGTERM', 5_000);
+        removeRoot();
+        log(`rabbitmq (local) node ${node} stopped in ${Date.now() - s0} ms`);
+      })()),
+  };
 }
 
 /**
