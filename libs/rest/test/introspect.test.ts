@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { createModelTables, defineModel, f, schemaDrift, type Migration, type ModelDef, type SchemaDescription } from '@inventory/rest';
+import { createModelTables, sharedTables, defineModel, f, schemaDrift, type Migration, type ModelDef, type SchemaDescription } from '@inventory/rest';
 import { diffSchemas } from '../src/model/introspect';
 import { objectName, uniqueIndexName } from '../src/model/schema';
 import { uniqueViolation } from '../src/write/write';
@@ -21,7 +21,7 @@ const widget = defineModel({
 });
 
 /** The history: one migration that created the declarations as they were. */
-const released: Migration[] = [{ name: '0001_initial', up: ({ qi, schema }) => createModelTables(qi, schema, [group, widget]) }];
+const released: Migration[] = [{ name: '0001_initial', up: ({ qi, schema }) => createModelTables(qi, schema, [group, widget]) }, sharedTables];
 
 const changed = (fields: Partial<ModelDef['fields']>, more: Partial<ModelDef> = {}): ModelDef =>
   ({ ...widget, ...more, fields: { ...widget.fields, ...fields } }) as ModelDef;

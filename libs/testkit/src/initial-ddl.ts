@@ -6,7 +6,8 @@
  *
  * Runs `createModelTables` on a scratch database and records every statement
  * it executed; paste the output into `0001_initial.ts` with `${s}` for the
- * schema, then never regenerate it.
+ * schema, then never regenerate it. The tables every service has are not
+ * in it: list the library's `sharedTables` migration after it.
  */
 import { Sequelize } from 'sequelize';
 import { createModelTables, type ModelDef } from '@inventory/rest';

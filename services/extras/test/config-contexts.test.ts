@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { sql } from '@inventory/filtering';
 import type { BaseConfig } from '@inventory/core';
-import { createRestService, createModelTables, defineModel, f, ids, projectionTable, relatedId, renderConfigHandler, treeIds, type ModelDef, type Migration } from '@inventory/rest';
+import { createRestService, createModelTables, sharedTables, defineModel, f, ids, projectionTable, relatedId, renderConfigHandler, treeIds, type ModelDef, type Migration } from '@inventory/rest';
 import { bootStack, eventually, type Client, type Stack } from '@inventory/testkit';
 import { createService as extras } from '@inventory/extras';
 import { createService as tenancy } from '@inventory/tenancy';
@@ -104,7 +104,7 @@ const virtualization = (config: BaseConfig) =>
     area: 'virtualization',
     config,
     models: testModels,
-    migrations: [testMigration],
+    migrations: [testMigration, sharedTables],
     // the machine's own template, else its cluster's (a stand-in for NetBox's role and platform)
     routes: (app, ctx) => app.post('/api/virtualization/virtual-machines/:id/render-config/', renderConfigHandler(ctx, machine, { templateFrom: ['config_template', 'cluster'] })),
   });

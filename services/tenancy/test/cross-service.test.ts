@@ -1,5 +1,5 @@
 import type { BaseConfig } from '@inventory/core';
-import { TENANT_GROUP_HOPS, createModelTables, createRestService, defineModel, f, type RestService } from '@inventory/rest';
+import { TENANT_GROUP_HOPS, createModelTables, sharedTables, createRestService, defineModel, f, type RestService } from '@inventory/rest';
 import { bootStack, eventually, type Client, type Stack } from '@inventory/testkit';
 import { createService as tenancy } from '@inventory/tenancy';
 import { createService as extras } from '@inventory/extras';
@@ -35,7 +35,7 @@ function circuits(config: BaseConfig): RestService {
     area: 'circuits',
     config,
     models: [circuit],
-    migrations: [{ name: '0001_declared', up: ({ qi, schema, models }) => createModelTables(qi, schema, models) }],
+    migrations: [{ name: '0001_declared', up: ({ qi, schema, models }) => createModelTables(qi, schema, models) }, sharedTables],
   });
 }
 

@@ -24,3 +24,4 @@ export { naturalColumn, naturalize, withNaturalKeys } from './natural';
 export { formatAddress, formatNetwork, isNetwork, networkOf, networkText, parseNetwork } from '@inventory/core';
 export { attributesOf, createModelTables, hashKey, IDEMPOTENCY_TABLE, migrate, outboxJsonStatements, runStatements, TAGGED_ITEM_TABLE, uniqueIndexName } from './schema';
 export type { Migration } from './schema';
+export { sharedTables, sharedTableStatements } from './shared-tables';

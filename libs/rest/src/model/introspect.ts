@@ -1,6 +1,7 @@
 import pg from 'pg';
 import type { ModelDef } from './model';
 import { connectSequelize, createModelTables, migrate, type Migration } from './schema';
+import { sharedTableStatements } from './shared-tables';
 
 /**
  * What a schema holds, read from the catalogue, free of the schema's name so
@@ -156,7 +157,7 @@ function compareNamed(out: string[], where: string, expected: Record<string, str
 
 /**
  * Migrates the database at `url` with a service's migrations, builds what its
- * declarations describe (`createModelTables` plus `extra`, the DDL the
+ * declarations describe (`createModelTables`, the shared tables, and `extra`, the DDL the
  * declarations cannot say) in a scratch schema `<schema>_expected` beside it,
  * and returns their differences (`diffSchemas`). Empty: the history arrives
  * exactly at the declarations.
@@ -174,6 +175,7 @@ export async function schemaDrift(opts: {
   try {
     await sequelize.query(`DROP SCHEMA IF EXISTS "${scratch}" CASCADE`);
     await createModelTables(sequelize.getQueryInterface(), scratch, opts.models);
+    for (const statement of sharedTableStatements(scratch)) await sequelize.query(statement);
     for (const statement of opts.extra?.(scratch) ?? []) await sequelize.query(statement);
   } finally {
     await sequelize.close();

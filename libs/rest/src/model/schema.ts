@@ -6,7 +6,6 @@ import pg from 'pg';
 import { DECIMAL_DIGITS, DECIMAL_PLACES, NETWORK_TYPES, TEXT_TYPES, type FieldDef } from './fields';
 import type { ModelDef, UniqueDef } from './model';
 import { NATURAL_KEY_LENGTH, naturalColumn } from './natural';
-import { outboxStatements, processedEventStatements } from '@inventory/events';
 
 /*
  * sequelize and umzug are loaded when a schema is created or migrated, not
@@ -132,8 +131,9 @@ function laterTargets(model: ModelDef, local: Map<string, ModelDef>): Set<string
 }
 
 /**
- * The tables, link tables and indexes the declarations describe: the schema
- * a service's migrations must arrive at (the schema test compares the two).
+ * The tables, link tables and indexes the declarations describe: with the
+ * shared tables (shared-tables.ts), the schema a service's migrations must
+ * arrive at (the schema test compares the two).
  * Migrations never call this: they are frozen SQL (docs/decisions/005).
  * Every index gets an explicit name from its table and columns
  * (`objectName`); constraints declared with a column keep PostgreSQL's
@@ -153,7 +153,6 @@ export async function createModelTables(qi: QueryInterface, schema: string, mode
     }
   }
   for (const model of models) await createLinkTables(qi, ddl, model, local);
-  await createSharedTables(qi, ddl);
 }
 
 /** Statements run one after another, and named indexes, in a schema. */
@@ -218,31 +217,6 @@ async function createLinkTables(qi: QueryInterface, ddl: Ddl, model: ModelDef, l
     await q(`CREATE UNIQUE INDEX "${objectName(field.through, ['owner_id', 'target_id'], 'uniq')}" ON "${schema}"."${field.through}" ("owner_id", "target_id")`);
     await index(field.through, objectName(field.through, ['target_id'], 'idx'), '("target_id")');
   }
-}
-
-/** The tables every service has besides its models': tagged items, idempotency keys, the outbox, processed events. */
-async function createSharedTables(qi: QueryInterface, ddl: Ddl): Promise<void> {
-  const { DataTypes } = sequelizeLib();
-  const { schema, q, index } = ddl;
-  await qi.createTable({ tableName: TAGGED_ITEM_TABLE, schema }, {
-    id: { type: DataTypes.BIGINT, primaryKey: true, autoIncrement: true },
-    tag_id: { type: DataTypes.BIGINT, allowNull: false },
-    content_type: { type: DataTypes.STRING(100), allowNull: false },
-    object_id: { type: DataTypes.BIGINT, allowNull: false },
-  });
-  const tagged = ['content_type', 'object_id', 'tag_id'];
-  await q(`CREATE UNIQUE INDEX "${objectName(TAGGED_ITEM_TABLE, tagged, 'uniq')}" ON "${schema}"."${TAGGED_ITEM_TABLE}" (${tagged.map((c) => `"${c}"`).join(', ')})`);
-  await index(TAGGED_ITEM_TABLE, objectName(TAGGED_ITEM_TABLE, ['tag_id'], 'idx'), '("tag_id")');
-  // answers of writes sent with an Idempotency-Key (idempotency.ts)
-  await q(`CREATE TABLE "${schema}"."${IDEMPOTENCY_TABLE}" (
-    "user_id" BIGINT NOT NULL, "key" VARCHAR(255) NOT NULL, "fingerprint" CHAR(64) NOT NULL,
-    "status" INTEGER, "object_ids" BIGINT[], "bulk" BOOLEAN, "headers" JSONB, "body" TEXT, "created" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(),
-    CONSTRAINT "${IDEMPOTENCY_TABLE}_pkey" PRIMARY KEY ("user_id", "key"))`);
-  await index(IDEMPOTENCY_TABLE, objectName(IDEMPOTENCY_TABLE, ['created'], 'idx'), '("created")');
-  // change events waiting for the relay (libs/events)
-  for (const statement of outboxStatements(schema)) await q(statement);
-  // events this service's consumers applied (its projections, at least)
-  for (const statement of processedEventStatements(schema)) await q(statement);
 }
 
 /** Runs a frozen migration's SQL statements in one transaction. */

@@ -1,6 +1,7 @@
-import type { Migration } from '@inventory/rest';
+import { sharedTables, type Migration } from '@inventory/rest';
 import { initial } from './0001_initial';
 import { outboxJson } from './0002_outbox_json';
 
 /** In order; each entry is frozen once released (docs/decisions/005-frozen-migrations.md). */
-export const migrations: Migration[] = [initial, outboxJson];
+// the last: the library's migration of the tables every service has (its history made them already; it finds them)
+export const migrations: Migration[] = [initial, outboxJson, sharedTables];

@@ -1,4 +1,4 @@
-import type { Migration } from '@inventory/rest';
+import { sharedTables, type Migration } from '@inventory/rest';
 import { initial } from './0001_initial';
 import { racksAndTypes } from './0002_racks_and_types';
 import { deviceTypes } from './0003_device_types';
@@ -9,4 +9,5 @@ import { interfaceVdcs } from './0007_interface_vdcs';
 import { outboxJson } from './0008_outbox_json';
 
 /** In order; each entry is frozen once released (docs/decisions/005-frozen-migrations.md). */
-export const migrations: Migration[] = [initial, racksAndTypes, deviceTypes, devices, componentsAndCables, inventory, interfaceVdcs, outboxJson];
+// the last: the library's migration of the tables every service has (its history made them already; it finds them)
+export const migrations: Migration[] = [initial, racksAndTypes, deviceTypes, devices, componentsAndCables, inventory, interfaceVdcs, outboxJson, sharedTables];

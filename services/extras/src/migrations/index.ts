@@ -1,4 +1,4 @@
-import type { Migration } from '@inventory/rest';
+import { sharedTables, type Migration } from '@inventory/rest';
 import { initial } from './0001_initial';
 import { indexNames } from './0002_index_names';
 import { objectVersions } from './0003_object_versions';
@@ -14,4 +14,5 @@ import { lists } from './0012_lists';
 import { objectChangeLatest } from './0013_object_change_latest';
 
 /** In order; each entry is frozen once released (docs/decisions/005-frozen-migrations.md). */
-export const migrations: Migration[] = [initial, indexNames, objectVersions, objectChanges, outbox, outboxIndexes, outboxReference, configContexts, outboxJson, journalEntries, imageAttachments, lists, objectChangeLatest];
+// the last: the library's migration of the tables every service has (its history made them already; it finds them)
+export const migrations: Migration[] = [initial, indexNames, objectVersions, objectChanges, outbox, outboxIndexes, outboxReference, configContexts, outboxJson, journalEntries, imageAttachments, lists, objectChangeLatest, sharedTables];

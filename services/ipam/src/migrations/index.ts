@@ -1,4 +1,4 @@
-import type { Migration } from '@inventory/rest';
+import { sharedTables, type Migration } from '@inventory/rest';
 import { initial } from './0001_initial';
 import { addressing } from './0002_addressing';
 import { vlansAsnsServices } from './0003_vlans_asns_services';
@@ -8,4 +8,5 @@ import { serviceIpaddresses } from './0006_service_ipaddresses';
 import { ipBlockUsage } from './0007_ip_block_usage';
 
 /** In order; each entry is frozen once released (docs/decisions/005-frozen-migrations.md). */
-export const migrations: Migration[] = [initial, addressing, vlansAsnsServices, prefixVlan, ipIndexes, serviceIpaddresses, ipBlockUsage];
+// the last: the library's migration of the tables every service has (its history made them already; it finds them)
+export const migrations: Migration[] = [initial, addressing, vlansAsnsServices, prefixVlan, ipIndexes, serviceIpaddresses, ipBlockUsage, sharedTables];

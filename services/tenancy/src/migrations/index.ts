@@ -1,4 +1,4 @@
-import type { Migration } from '@inventory/rest';
+import { sharedTables, type Migration } from '@inventory/rest';
 import { initial } from './0001_initial';
 import { indexNames } from './0002_index_names';
 import { objectVersions } from './0003_object_versions';
@@ -9,4 +9,5 @@ import { processedEvents } from './0007_processed_events';
 import { outboxJson } from './0008_outbox_json';
 
 /** In order; each entry is frozen once released (docs/decisions/005-frozen-migrations.md). */
-export const migrations: Migration[] = [initial, indexNames, objectVersions, outbox, outboxIndexes, outboxReference, processedEvents, outboxJson];
+// the last: the library's migration of the tables every service has (its history made them already; it finds them)
+export const migrations: Migration[] = [initial, indexNames, objectVersions, outbox, outboxIndexes, outboxReference, processedEvents, outboxJson, sharedTables];
