@@ -27,4 +27,12 @@ describe('isoDateTime', () => {
       null,
     ]);
   });
+
+  test('microseconds are six digits as Python writes them (PostgreSQL drops trailing zeros), none when zero', () => {
+    expect(
+      ['2026-11-28 01:50:56.49513+00', '2026-11-28 01:50:56.5+00', '2026-11-28 01:50:56.000001+00', '2026-11-28 01:50:56.000+00', '2026-11-28 01:50:56+00'].map(isoDateTime),
+    ).toEqual(['2026-11-28T01:50:56.495130Z', '2026-11-28T01:50:56.500000Z', '2026-11-28T01:50:56.000001Z', '2026-11-28T01:50:56Z', '2026-11-28T01:50:56Z']);
+    expect(isoDateTime(new Date('2026-11-28T01:50:56.120Z'))).toBe('2026-11-28T01:50:56.120000Z');
+    expect(isoDateTime(new Date('2026-11-28T01:50:56.000Z'))).toBe('2026-11-28T01:50:56Z');
+  });
 });

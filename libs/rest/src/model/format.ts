@@ -3,7 +3,7 @@
 /** `2024-05-06 12:00:00.123456+00` → `2024-05-06T12:00:00.123456Z` (microseconds only when non-zero). */
 export function isoDateTime(value: unknown): string | null {
   if (value === null || value === undefined) return null;
-  if (value instanceof Date) return value.toISOString().replace('.000Z', 'Z');
+  if (value instanceof Date) return isoStamp(value.toISOString());
   // rows of one write share their timestamps: the last answer is kept
   if (value === lastStamp[0]) return lastStamp[1];
   const out = isoStamp(String(value));
@@ -16,7 +16,9 @@ let lastStamp: [unknown, string] = [undefined, ''];
 function isoStamp(s: string): string {
   const m = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2})(\.\d+)?(?:([+-]\d{2})(?::?(\d{2}))?|Z)?$/.exec(s);
   if (!m) return s;
-  const frac = m[3] && !/^\.0+$/.test(m[3]) ? m[3] : '';
+  // Python's isoformat(), as DRF writes it: six digits of microseconds, or none when they are zero
+  // (PostgreSQL's text drops trailing zeros: .49513 is .495130)
+  const frac = m[3] && !/^\.0+$/.test(m[3]) ? m[3].slice(0, 7).padEnd(7, '0') : '';
   const offset = m[4] && (m[4] !== '+00' || (m[5] && m[5] !== '00')) ? `${m[4]}:${m[5] ?? '00'}` : 'Z';
   return `${m[1]}T${m[2]}${frac}${offset}`;
 }
