@@ -385,3 +385,43 @@ function sortKeys(v: unknown): unknown {
   const keys = Object.keys(v as Obj).sort((a, b) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0));
   return Object.fromEntries(keys.map((k) => [k, sortKeys((v as Obj)[k])]));
 }
+
+describe("filters NetBox 3.7 clients send", () => {
+  test('when interfaces are filtered by virtual_chassis_member(_id), then a lone device gives its own, a chassis member every member\'s except management-only ones', async () => {
+    const w = await world();
+    const [m1, m2, lone] = await Promise.all(['vcm1', 'vcm2', 'lone'].map((name) => made('/api/dcim/devices/', { name: `${name}-${n}`, device_type: w.dt.id, role: w.role.id, site: w.site.id })));
+    const vc = await made('/api/dcim/virtual-chassis/', { name: `VCM ${n}`, master: m1.id });
+    expect((await suite.api().patch(`/api/dcim/devices/${m2.id}/`, { virtual_chassis: vc.id, vc_position: 2 })).status).toBe(200);
+    const iface = (device: Obj, name: string, extra: Obj = {}) => made('/api/dcim/interfaces/', { device: device.id, name, type: '1000base-t', ...extra });
+    const a = await iface(m1, 'ge-0/0/1');
+    const b = await iface(m2, 'ge-1/0/1');
+    const mgmt = await iface(m2, 'mgmt0', { mgmt_only: true });
+    const own = await iface(m1, 'mgmt-own', { mgmt_only: true });
+    const c = await iface(lone, 'ge-0/0/1');
+    const ids = async (q: string) => (await suite.api().get(`/api/dcim/interfaces/?${q}&limit=0`)).body.results.map((i: Obj) => i.id).sort((x: number, y: number) => x - y);
+    const sorted = (...xs: Obj[]) => xs.map((x) => x.id).sort((x, y) => x - y);
+    // a member: its own interfaces (management ones too) and the other members' that are not management-only
+    expect(await ids(`virtual_chassis_member_id=${m2.id}`)).toEqual(sorted(a, b, mgmt));
+    expect(await ids(`virtual_chassis_member_id=${m1.id}`)).toEqual(sorted(a, own, b));
+    expect(await ids(`virtual_chassis_member=${m1.name}`)).toEqual(sorted(a, own, b));
+    // the name Ansible looks up, on the lone device: its own interface, not every interface of that name
+    expect(await ids(`virtual_chassis_member_id=${lone.id}&name=ge-0/0/1`)).toEqual(sorted(c));
+    expect(await ids(`virtual_chassis_member_id=999999999`)).toEqual([]);
+    expect((await suite.api().get('/api/dcim/interfaces/?virtual_chassis_member_id=abc')).status).toBe(400);
+  });
+
+  test('when component templates are filtered by devicetype_id and moduletype_id (3.7\'s names), then only their templates come back', async () => {
+    const w = await world();
+    const other = await made('/api/dcim/device-types/', { manufacturer: w.maker.id, model: `Other ${n}`, slug: `other-${n}` });
+    const mt = await made('/api/dcim/module-types/', { manufacturer: w.maker.id, model: `Card ${n}` });
+    const mine = await made('/api/dcim/interface-templates/', { device_type: w.dt.id, name: 'eth0', type: '1000base-t' });
+    await made('/api/dcim/interface-templates/', { device_type: other.id, name: 'eth0', type: '1000base-t' });
+    const onModule = await made('/api/dcim/interface-templates/', { module_type: mt.id, name: 'eth{module}', type: '1000base-t' });
+    const bay = await made('/api/dcim/module-bay-templates/', { device_type: w.dt.id, name: 'bay1' });
+    const list = async (path: string) => (await suite.api().get(path)).body.results.map((i: Obj) => i.id);
+    expect(await list(`/api/dcim/interface-templates/?devicetype_id=${w.dt.id}`)).toEqual([mine.id]);
+    expect(await list(`/api/dcim/interface-templates/?moduletype_id=${mt.id}`)).toEqual([onModule.id]);
+    expect(await list(`/api/dcim/module-bay-templates/?devicetype_id=${w.dt.id}`)).toEqual([bay.id]);
+    expect((await suite.api().get('/api/dcim/interface-templates/?devicetype_id=999999999')).status).toBe(400);
+  });
+});

@@ -595,3 +595,32 @@ describe('available ASNs', () => {
     expect(replies.map((x) => x.body.asn).sort((a, b) => a - b)).toEqual(Array.from({ length: 50 }, (_, i) => 65100 + i));
   });
 });
+
+describe('filters NetBox 3.7 clients send', () => {
+  test('when sites are filtered by asn (the number), then only the sites holding that ASN come back; an unknown number is a 400', async () => {
+    const rir = await made('/api/ipam/rirs/', { name: uniq('RIR'), slug: uniq('rir') });
+    const asn = await made('/api/ipam/asns/', { asn: 64512 + seq, rir: rir.id });
+    const holder = await made('/api/dcim/sites/', { name: uniq('ASN site'), slug: uniq('asn-site'), asns: [asn.id] }, dcimApi);
+    await made('/api/dcim/sites/', { name: uniq('Other site'), slug: uniq('other-site') }, dcimApi);
+    const list = await dcimApi.get(`/api/dcim/sites/?asn=${asn.asn}`);
+    expect(list.body.results.map((s: Obj) => s.id)).toEqual([holder.id]);
+    const none = await dcimApi.get(`/api/dcim/sites/?asn__n=${asn.asn}`);
+    expect(none.body.results.map((s: Obj) => s.id)).not.toContain(holder.id);
+    const unknown = await dcimApi.get('/api/dcim/sites/?asn=4200000000');
+    expect(unknown.status).toBe(400);
+    expect(unknown.body).toEqual({ asn: ['Select a valid choice. 4200000000 is not one of the available choices.'] });
+  });
+
+  test('when route targets are filtered by importing_vrf(_id) and exporting_vrf(_id), then only those the VRF imports or exports come back', async () => {
+    const [imported, exported, other] = await Promise.all(['65000:1', '65000:2', '65000:3'].map((name) => made('/api/ipam/route-targets/', { name: `${name}${seq}` })));
+    const vrf = await made('/api/ipam/vrfs/', { name: uniq('VRF'), rd: `65000:${100 + seq}`, import_targets: [imported.id], export_targets: [exported.id] });
+    const names = async (q: string) => (await api.get(`/api/ipam/route-targets/?${q}`)).body.results.map((r: Obj) => r.id);
+    expect(await names(`importing_vrf_id=${vrf.id}`)).toEqual([imported.id]);
+    expect(await names(`exporting_vrf_id=${vrf.id}`)).toEqual([exported.id]);
+    expect(await names(`importing_vrf=${encodeURIComponent(vrf.rd)}`)).toEqual([imported.id]);
+    expect(await names(`exporting_vrf=${encodeURIComponent(vrf.rd)}`)).toEqual([exported.id]);
+    expect(await names(`importing_vrf_id=${vrf.id}`)).not.toContain(other.id);
+    const unknown = await api.get('/api/ipam/route-targets/?importing_vrf_id=999999999');
+    expect(unknown.status).toBe(400);
+  });
+});

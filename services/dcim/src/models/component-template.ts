@@ -1,6 +1,7 @@
 import { ValidationError } from '@inventory/core';
 import { sql, raw } from '@inventory/filtering';
-import { defineModel, f, type FieldDef, type ModelDef, type Row, type UniqueDef, type WriteContext } from '@inventory/rest';
+import { type FilterDef } from '@inventory/filtering';
+import { defineModel, f, keyResolver, type FieldDef, type ModelDef, type Row, type ServiceContext, type UniqueDef, type WriteContext } from '@inventory/rest';
 
 export interface TemplateOptions {
   label: string;
@@ -55,6 +56,7 @@ export function componentTemplate(o: TemplateOptions): ModelDef {
     display: (row) => (row.label ? `${String(row.name)} (${String(row.label)})` : String(row.name)),
     ordering: o.modular ? ['device_type', 'module_type', 'name'] : ['device_type', 'name'],
     search: ['name', 'label', 'description'],
+    filters: (ctx) => ownerFilters(ctx, o.modular),
     unique: [
       { fields: ['device_type', 'name'], message: `${name} with this Device type and Name already exists.` },
       ...(o.modular ? [{ fields: ['module_type', 'name'], message: `${name} with this Module type and Name already exists.` }] : []),
@@ -67,6 +69,22 @@ export function componentTemplate(o: TemplateOptions): ModelDef {
       },
     },
   });
+}
+
+/**
+ * NetBox 3.7's names of the owner filters (DeviceTypeComponentFilterSet:
+ * `devicetype_id`, `moduletype_id`); the generated `device_type_id` and
+ * `module_type_id`, what clients of earlier versions send, stay beside them.
+ */
+function ownerFilters(ctx: ServiceContext, modular: boolean): FilterDef[] {
+  const owner = (name: string, column: string, label: string): FilterDef => ({
+    kind: 'relation',
+    name,
+    expr: sql`t.${raw(column)}`,
+    resolve: keyResolver(ctx, label, 'id', false),
+    keyType: 'integer',
+  });
+  return [owner('devicetype_id', 'device_type_id', 'dcim.devicetype'), ...(modular ? [owner('moduletype_id', 'module_type_id', 'dcim.moduletype')] : [])];
 }
 
 const isSet = (v: unknown) => v !== null && v !== undefined;

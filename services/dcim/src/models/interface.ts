@@ -290,5 +290,29 @@ function interfaceFilters(ctx: ServiceContext): FilterDef[] {
     hardwareAddress('wwn', 8),
     vdcBy(ctx, 'vdc', 'name'),
     vdcBy(ctx, 'vdc_identifier', 'identifier'),
+    virtualChassisMember(ctx, 'virtual_chassis_member_id', 'id'),
+    virtualChassisMember(ctx, 'virtual_chassis_member', 'name'),
   ];
+}
+
+/**
+ * NetBox's `virtual_chassis_member(_id)`: the interfaces of the devices named
+ * (by id or by name) and, for a device in a virtual chassis, those of every
+ * member of its chassis that are not management-only (Device.vc_interfaces
+ * with if_master=False). Ansible finds a device's interface with it.
+ */
+function virtualChassisMember(ctx: ServiceContext, name: string, by: 'id' | 'name'): FilterDef {
+  const devices = raw(ctx.db.table('device'));
+  return {
+    kind: 'method',
+    name,
+    ...(by === 'id' ? { valueType: 'integer' as const } : {}),
+    apply: (values) => {
+      const named = by === 'id' ? sql`d.id = ANY(${values.filter((v) => /^\d+$/.test(v)).map(Number)}::bigint[])` : sql`d.name = ANY(${values}::text[])`;
+      return or([
+        sql`t.device_id IN (SELECT d.id FROM ${devices} d WHERE ${named})`,
+        sql`(NOT t.mgmt_only AND t.device_id IN (SELECT m.id FROM ${devices} d JOIN ${devices} m ON m.virtual_chassis_id = d.virtual_chassis_id WHERE ${named}))`,
+      ]);
+    },
+  };
 }

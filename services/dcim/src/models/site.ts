@@ -22,8 +22,8 @@ export const site: ModelDef = defineModel({
     latitude: f.decimal({ maxDigits: 8, decimalPlaces: 6, nullable: true }),
     longitude: f.decimal({ maxDigits: 9, decimalPlaces: 6, nullable: true }),
     comments: f.comments(),
-    // ipam's ASNs (written as ids); NetBox's filter is asn_id (asn, by number, needs ipam's keys)
-    asns: f.m2m('ipam.asn', 'site_asns', { idFilter: 'asn_id', filterKey: null }),
+    // ipam's ASNs (written as ids); filtered by id (asn_id) or by number (asn, from dcim's projection of them)
+    asns: f.m2m('ipam.asn', 'site_asns', { idFilter: 'asn_id', filterKey: 'asn', filterName: 'asn' }),
   },
   brief: ['name', 'slug'],
   display: (row) => String(row.name),

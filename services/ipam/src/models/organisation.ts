@@ -1,4 +1,6 @@
-import { defineModel, f, TENANT_GROUP_HOPS, type ModelDef } from '@inventory/rest';
+import { ValidationError } from '@inventory/core';
+import { sql, raw, type FilterDef } from '@inventory/filtering';
+import { defineModel, f, keyResolver, TENANT_GROUP_HOPS, type ModelDef, type ServiceContext } from '@inventory/rest';
 
 /** Regional Internet Registries: who allocated an aggregate or an ASN. */
 export const rir: ModelDef = defineModel({
@@ -52,7 +54,30 @@ export const routeTarget: ModelDef = defineModel({
   display: (row) => String(row.name),
   ordering: ['name'],
   search: ['name', 'description'],
+  filters: (ctx) => [
+    vrfTargets(ctx, 'importing_vrf_id', 'vrf_import_targets', 'id'),
+    vrfTargets(ctx, 'importing_vrf', 'vrf_import_targets', 'rd'),
+    vrfTargets(ctx, 'exporting_vrf_id', 'vrf_export_targets', 'id'),
+    vrfTargets(ctx, 'exporting_vrf', 'vrf_export_targets', 'rd'),
+  ],
 });
+
+/** NetBox's `importing_vrf(_id)` / `exporting_vrf(_id)`: route targets that any of the VRFs named (by id or RD) imports or exports. */
+function vrfTargets(ctx: ServiceContext, name: string, through: string, key: 'id' | 'rd'): FilterDef {
+  const links = raw(ctx.db.table(through));
+  return {
+    kind: 'method',
+    name,
+    ...(key === 'id' ? { valueType: 'integer' as const } : {}),
+    apply: async (values) => {
+      const found = await keyResolver(ctx, 'ipam.vrf', key, false)(values);
+      const missing = values.find((v) => !found.has(v));
+      if (missing !== undefined) throw new ValidationError({ [name]: [`Select a valid choice. ${missing} is not one of the available choices.`] });
+      const vrfs = values.flatMap((v) => found.get(v) ?? []);
+      return sql`t.id IN (SELECT l.target_id FROM ${links} l WHERE l.owner_id = ANY(${vrfs}::bigint[]))`;
+    },
+  };
+}
 
 /** A routing table: prefixes and addresses are unique per VRF (when it enforces it). */
 export const vrf: ModelDef = defineModel({
