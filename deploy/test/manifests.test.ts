@@ -297,6 +297,25 @@ describe('deploy/Dockerfile', () => {
     }
   }, 150_000);
 
+  test('when the build stage copies the packages out, then each one\'s dist/ and, for those with pages, its templates/ reach the image', () => {
+    const build = stages.find((s) => s.name === 'build')!.text.replace(/\\\n/g, ' ');
+    const copy = /(for d in libs\/\* services\/\*; do .*?; done)/.exec(build)![1];
+    // the same loop over a tree shaped like the repository's, into a directory in place of /dist
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'image-dist-'));
+    try {
+      const files = ['libs/core/dist/index.js', 'services/gateway/dist/main.js', 'services/gateway/templates/page.liquid', 'services/users/dist/main.js'];
+      for (const f of files) {
+        fs.mkdirSync(path.dirname(path.join(dir, 'src', f)), { recursive: true });
+        fs.writeFileSync(path.join(dir, 'src', f), f);
+      }
+      execFileSync('sh', ['-ec', copy.replaceAll('/dist/', `${path.join(dir, 'out')}/`)], { cwd: path.join(dir, 'src') });
+      for (const f of files) expect({ f, copied: fs.existsSync(path.join(dir, 'out', f)) }).toEqual({ f, copied: true });
+      expect(fs.existsSync(path.join(dir, 'out', 'services/users/templates'))).toBe(false);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test('when the entry point is asked for each service, then it runs that service\'s built main.js, `migrate` runs the job, and other names nothing', () => {
     for (const s of SERVICES) expect(entry.entryFor(s)).toBe(path.join(ROOT, 'services', s, 'dist', 'main.js'));
     expect(entry.entryFor('migrate')).toBe(path.join(ROOT, 'deploy', 'migrate.js'));

@@ -3,3 +3,4 @@ export * from './pyvalues';
 export * from './filters';
 export * from './config';
 export * from './pyobject';
+export * from './html';

@@ -3,48 +3,12 @@ import type { Express, NextFunction, Request, Response } from 'express';
 import { NotFound } from '@inventory/core';
 import { ownRoute } from './methods';
 import type { SchemaBuilder } from './schema';
+import { renderPage } from '../pages/templates';
 
 /** swagger-ui-dist's files, served by the gateway so the docs work without internet access. */
 const ASSETS_DIR = path.dirname(require.resolve('swagger-ui-dist/package.json'));
 /** Only what the page loads; not the package's own index.html (the petstore demo). */
 const ASSET = /^\/api\/docs\/((?:swagger-ui(?:-bundle|-standalone-preset)?\.(?:css|js))(?:\.map)?|favicon-(?:16x16|32x32)\.png)$/;
-
-const PAGE = `<!DOCTYPE html>
-<html lang="en">
-  <head>
-    <meta charset="utf-8">
-    <title>NetBox REST API</title>
-    <link rel="stylesheet" href="swagger-ui.css">
-    <link rel="icon" type="image/png" href="favicon-32x32.png" sizes="32x32">
-  </head>
-  <body>
-    <p style="margin: 0; padding: 8px 20px; font-family: sans-serif; font-size: 14px; background: #f7f7f7; border-bottom: 1px solid #ddd">
-      Change events (RabbitMQ, exchange <code>inventory.events</code>): <a href="../schema/events/">AsyncAPI document</a>
-    </p>
-    <div id="swagger-ui"></div>
-    <script src="swagger-ui-bundle.js"></script>
-    <script src="swagger-ui-standalone-preset.js"></script>
-    <script>
-      // relative to /api/docs/, so the page also works behind a path prefix
-      window.ui = SwaggerUIBundle({
-        url: new URL('../schema/?format=json', window.location.href).href,
-        dom_id: '#swagger-ui',
-        deepLinking: true,
-        persistAuthorization: true,
-        presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
-        plugins: [SwaggerUIBundle.plugins.DownloadUrl],
-        layout: 'StandaloneLayout',
-        // signed in with a session cookie (no token): writes need the session's CSRF token, as in DRF
-        requestInterceptor: (request) => {
-          const m = document.cookie.match(/(?:^|;\\s*)csrftoken=([^;]+)/);
-          if (m) request.headers['X-CSRFToken'] = decodeURIComponent(m[1]);
-          return request;
-        },
-      });
-    </script>
-  </body>
-</html>
-`;
 
 /** Static files of Swagger UI, mounted before the trailing-slash redirect and authentication (browsers send no token). */
 export function docsAssets() {
@@ -57,6 +21,9 @@ export function docsAssets() {
   };
 }
 
+/** templates/docs.liquid, which has no data: rendered once. */
+let page: string | undefined;
+
 /** GET /api/docs/: Swagger UI over /api/schema/ (linking the events' /api/schema/events/); `?format=openapi` returns the schema itself (older clients). */
 export function mountDocs(app: Express, schema: SchemaBuilder): void {
   ownRoute(app, '/api/docs/', async (req, res) => {
@@ -64,7 +31,8 @@ export function mountDocs(app: Express, schema: SchemaBuilder): void {
       res.json(await schema.document());
       return;
     }
-    res.type('html').send(PAGE);
+    page ??= renderPage('docs', {});
+    res.type('html').send(page);
   });
   ownRoute(app, '/api/schema/', async (req, res) => {
     const doc = await schema.document();

@@ -4,7 +4,7 @@ import { actionFields, editableCopy, isObject, postTemplate } from './browsable-
 import { renderBrowsable, sendBrowsable, type BrowsableForms, type BrowsableView } from './browsable-page';
 import { wantsHtml } from './html';
 import type { IdentityMinter } from '../auth/identity';
-import { navHtml, pathPrefix, safeNext } from './page-html';
+import { navView, pathPrefix, safeNext } from './page-html';
 import { callService, onBehalfOf, type ServiceAnswer } from '../forwarding/service-call';
 import { sessionOf } from '../auth/session';
 import { API_VERSION } from '../endpoints/status';
@@ -143,7 +143,7 @@ export class BrowsableApi {
       body,
       text,
       breadcrumbs: breadcrumbs(req.path, this.prefix),
-      nav: navHtml(session, this.prefix, safeNext(this.prefix + req.originalUrl, this.prefix)),
+      nav: navView(session, this.prefix, safeNext(this.prefix + req.originalUrl, this.prefix)),
       csrfToken: session?.csrfToken ?? null,
       filters: req.method === 'GET' && isObject(body) && Array.isArray(body.results) ? withoutFormat(query) : undefined,
       jsonHref: `${this.prefix}${req.path}?${[withoutFormat(query), 'format=json'].filter(Boolean).join('&')}`,

@@ -3,16 +3,13 @@ import { HttpError, ServiceUnavailable } from '@inventory/core';
 import type { Identity } from '@inventory/auth';
 import { CSRF_FIELD, CSRF_PAGE_FAILED } from '../auth/csrf';
 import { clientIp } from '../forwarding/forwarded';
-import { escapeHtml } from '@inventory/core';
 import {
   LOGIN_PATH,
   LOGOUT_PATH,
   allow,
-  csrfInput,
   errorPage,
   formBody,
   formField,
-  layout,
   pageRoute,
   pathPrefix,
   safeNext,
@@ -20,6 +17,7 @@ import {
   type PageDeps,
 } from './page-html';
 import { withTimeout } from '../forwarding/timeout';
+import { renderPage } from './templates';
 
 /** The users service's answer to bad credentials (also NetBox's text). */
 export const INVALID_LOGIN = 'Invalid username/password';
@@ -40,18 +38,7 @@ interface LoginForm {
 }
 
 function loginPage(prefix: string, csrfToken: string, form: LoginForm): string {
-  const error = form.error ? `      <p class="error" role="alert">${escapeHtml(form.error)}</p>\n` : '';
-  const body = `      <h1>Log in</h1>
-${error}      <form method="post" action="${escapeHtml(prefix + LOGIN_PATH)}">
-        ${csrfInput(csrfToken)}
-        <input type="hidden" name="next" value="${escapeHtml(form.next)}">
-        <label for="id_username">Username</label>
-        <input type="text" id="id_username" name="username" value="${escapeHtml(form.username)}" autocomplete="username" autocapitalize="none" maxlength="150" required autofocus>
-        <label for="id_password">Password</label>
-        <input type="password" id="id_password" name="password" autocomplete="current-password" required>
-        <div><button type="submit" class="primary">Log in</button></div>
-      </form>`;
-  return layout('Log in', body, '');
+  return renderPage('login', { action: prefix + LOGIN_PATH, csrfToken, ...form });
 }
 
 /**

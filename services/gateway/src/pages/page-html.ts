@@ -1,15 +1,15 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { HttpError, sendHtml, type Logger } from '@inventory/core';
 import type { ServiceClient } from '@inventory/refs';
-import { CSRF_FIELD } from '../auth/csrf';
-import { escapeHtml } from '@inventory/core';
 import type { IdentityMinter } from '../auth/identity';
 import { sessionOf, type ActiveSession, type Sessions } from '../auth/session';
+import { renderPage } from './templates';
 
 /**
  * Building blocks of the gateway's own server-rendered pages (no front-end build): sign-in,
- * sign-out and the user's API tokens. Every value is HTML-escaped; pages are
- * never cached or framed and run no scripts.
+ * sign-out and the user's API tokens. The markup is templates/ (page.liquid
+ * frames them), which escapes every value; pages are never cached or framed
+ * and run no scripts.
  */
 
 export interface PageDeps {
@@ -72,58 +72,22 @@ export function sendPage(res: Response, status: number, html: string): void {
   sendHtml(res, status, html, CSP);
 }
 
-const STYLE = `body{font-family:system-ui,sans-serif;margin:2rem;max-width:64rem;color:#222}
-header{display:flex;justify-content:space-between;align-items:center;border-bottom:1px solid #ddd;padding-bottom:.5rem;margin-bottom:1.5rem}
-form.inline{display:inline;margin:0}
-button.link{background:none;border:none;padding:0;color:#0645ad;cursor:pointer;font:inherit;text-decoration:underline}
-label{display:block;margin:.75rem 0 .25rem}
-input[type=text],input[type=password],input[type=datetime-local]{padding:.4rem;min-width:18rem}
-button.primary{margin-top:1rem;padding:.5rem 1rem}
-table{border-collapse:collapse;width:100%;margin:1rem 0}
-th,td{border-bottom:1px solid #ddd;padding:.4rem .6rem;text-align:left;vertical-align:middle}
-.error{background:#fdecea;border:1px solid #f5c2c7;padding:.75rem 1rem;margin:1rem 0}
-.new-key{background:#fff8d6;border:2px solid #e0b000;padding:1rem;margin:1rem 0}
-.new-key code{font-size:1.2rem;user-select:all;word-break:break-all}
-code{font-family:ui-monospace,monospace}`;
-
-/** The whole document around a page's body. `navHtml` and `bodyHtml` must already be escaped. */
-export function layout(title: string, bodyHtml: string, navHtml: string): string {
-  return `<!DOCTYPE html>
-<html lang="en">
-  <head>
-    <meta charset="utf-8">
-    <meta name="viewport" content="width=device-width, initial-scale=1">
-    <title>${escapeHtml(title)} | NetBox</title>
-    <style>${STYLE}</style>
-  </head>
-  <body>
-    <header><strong>NetBox</strong><nav>${navHtml}</nav></header>
-    <main>
-${bodyHtml}
-    </main>
-  </body>
-</html>
-`;
+/** What the nav partial shows: who is signed in (with the tokens link and a log-out form), else a link to sign in. */
+export interface NavView {
+  user?: { name: string; tokensHref: string; logoutHref: string; csrfToken: string };
+  loginHref?: string;
 }
 
-export function csrfInput(token: string): string {
-  return `<input type="hidden" name="${CSRF_FIELD}" value="${escapeHtml(token)}">`;
-}
-
-/** `Signed in as X · API tokens · Log out`, or a `Log in` link. */
-export function navHtml(session: ActiveSession | null, prefix: string, next: string): string {
-  if (!session) return `<a href="${escapeHtml(`${prefix}${LOGIN_PATH}?next=${encodeURIComponent(next)}`)}">Log in</a>`;
+/** `Signed in as X · API tokens · Log out`, or a `Log in` link that comes back to `next`. */
+export function navView(session: ActiveSession | null, prefix: string, next: string): NavView {
+  if (!session) return { loginHref: `${prefix}${LOGIN_PATH}?next=${encodeURIComponent(next)}` };
   const name = session.identity.user?.username ?? '';
-  return (
-    `Signed in as <strong>${escapeHtml(name)}</strong> · <a href="${escapeHtml(prefix + TOKENS_PATH)}">API tokens</a> · ` +
-    `<form class="inline" method="post" action="${escapeHtml(prefix + LOGOUT_PATH)}">${csrfInput(session.csrfToken)}<button type="submit" class="link">Log out</button></form>`
-  );
+  return { user: { name, tokensHref: prefix + TOKENS_PATH, logoutHref: prefix + LOGOUT_PATH, csrfToken: session.csrfToken } };
 }
 
 /** A page for a failure (the services' `{detail}` texts are shown as they are). */
 export function errorPage(res: Response, status: number, message: string, session: ActiveSession | null, prefix: string): void {
-  const body = `      <h1>${status === 403 ? 'Forbidden' : 'Error'} (${status})</h1>\n      <p class="error">${escapeHtml(message)}</p>`;
-  sendPage(res, status, layout('Error', body, navHtml(session, prefix, `${prefix}/api/`)));
+  sendPage(res, status, renderPage('error', { status, message, nav: navView(session, prefix, `${prefix}/api/`) }));
 }
 
 /** Text of a service's error answer: `detail`, else `field: message` lines. */

@@ -3,25 +3,23 @@ import { ServiceUnavailable } from '@inventory/core';
 import { IDENTITY_HEADER } from '@inventory/auth';
 import { CSRF_PAGE_FAILED, submittedCsrf } from '../auth/csrf';
 import { forwardedFor } from '../forwarding/forwarded';
-import { escapeHtml } from '@inventory/core';
 import { locals } from '../auth/identity';
 import {
   LOGIN_PATH,
   TOKENS_PATH,
   allow,
-  csrfInput,
   errorMessages,
   errorPage,
   formBody,
   formField,
-  layout,
-  navHtml,
+  navView,
   pageRoute,
   pathPrefix,
   sendPage,
   type PageDeps,
 } from './page-html';
 import type { ActiveSession } from '../auth/session';
+import { renderPage } from './templates';
 
 const USERS_TIMEOUT_MS = 10_000;
 /** More tokens than anybody keeps; the page lists one page of them. */
@@ -74,58 +72,31 @@ export function maskedKey(row: TokenRow): string {
   return `${'*'.repeat(8)}${source.slice(-6)}`;
 }
 
-function when(value: string | null | undefined, none: string): string {
-  if (!value) return escapeHtml(none);
+/** A time as the page shows it (`2030-01-31 12:00 UTC`; a value that is not one, as it is), or null when there is none. */
+function when(value: string | null | undefined): { datetime: string; shown: string } | null {
+  if (!value) return null;
   const t = Date.parse(value);
-  const shown = Number.isNaN(t) ? value : `${new Date(t).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
-  return `<time datetime="${escapeHtml(value)}">${escapeHtml(shown)}</time>`;
+  return { datetime: value, shown: Number.isNaN(t) ? value : `${new Date(t).toISOString().slice(0, 16).replace('T', ' ')} UTC` };
 }
 
 function tokensPage(prefix: string, session: ActiveSession, tokens: TokenRow[], state: PageState): string {
-  const form = state.form ?? EMPTY_FORM;
-  const parts: string[] = ['      <h1>API Tokens</h1>', '      <p>A token authenticates API clients as you: send it in the header <code>Authorization: Token &lt;key&gt;</code>.</p>'];
-  if (state.newKey) {
-    parts.push(`      <div class="new-key" role="status">
-        <p><strong>Your new API token:</strong></p>
-        <p><code id="new-token-key">${escapeHtml(state.newKey)}</code></p>
-        <p>Copy it now: it won't be shown again.</p>
-      </div>`);
-  }
-  if (state.errors?.length) {
-    parts.push(`      <div class="error" role="alert"><ul>${state.errors.map((e) => `<li>${escapeHtml(e)}</li>`).join('')}</ul></div>`);
-  }
-  parts.push('      <h2>Your tokens</h2>');
-  if (tokens.length === 0) parts.push('      <p>You have no API tokens.</p>');
-  else {
-    const rows = tokens.map((t) => {
-      const id = escapeHtml(String(t.id));
-      return `          <tr data-token-id="${id}">
-            <td>${when(t.created, '—')}</td>
-            <td>${when(t.expires, 'Never')}</td>
-            <td>${t.write_enabled ? 'Yes' : 'No'}</td>
-            <td>${escapeHtml(t.description ?? '')}</td>
-            <td><code>${escapeHtml(maskedKey(t))}</code></td>
-            <td><form class="inline" method="post" action="${escapeHtml(`${prefix}${TOKENS_PATH}${t.id}/delete/`)}">${csrfInput(session.csrfToken)}<button type="submit">Delete</button></form></td>
-          </tr>`;
-    });
-    parts.push(`      <table>
-        <thead><tr><th>Created</th><th>Expires</th><th>Write enabled</th><th>Description</th><th>Key</th><th></th></tr></thead>
-        <tbody>
-${rows.join('\n')}
-        </tbody>
-      </table>`);
-  }
-  parts.push(`      <h2>Create a token</h2>
-      <form method="post" action="${escapeHtml(prefix + TOKENS_PATH)}">
-        ${csrfInput(session.csrfToken)}
-        <label for="id_expires">Expires (UTC, optional)</label>
-        <input type="datetime-local" id="id_expires" name="expires" value="${escapeHtml(form.expires)}">
-        <label><input type="checkbox" id="id_write_enabled" name="write_enabled" value="on"${form.write_enabled ? ' checked' : ''}> Write enabled</label>
-        <label for="id_description">Description</label>
-        <input type="text" id="id_description" name="description" maxlength="200" value="${escapeHtml(form.description)}">
-        <div><button type="submit" class="primary">Create token</button></div>
-      </form>`);
-  return layout('API Tokens', parts.join('\n'), navHtml(session, prefix, prefix + TOKENS_PATH));
+  return renderPage('tokens', {
+    nav: navView(session, prefix, prefix + TOKENS_PATH),
+    csrfToken: session.csrfToken,
+    createHref: prefix + TOKENS_PATH,
+    newKey: state.newKey,
+    errors: state.errors ?? [],
+    tokens: tokens.map((t) => ({
+      id: t.id,
+      created: when(t.created),
+      expires: when(t.expires),
+      writeEnabled: t.write_enabled,
+      description: t.description,
+      key: maskedKey(t),
+      deleteHref: `${prefix}${TOKENS_PATH}${t.id}/delete/`,
+    })),
+    form: state.form ?? EMPTY_FORM,
+  });
 }
 
 /** The users service's REST API as the signed-in user (an identity minted from the session); a write there drops the gateway's auth caches. */
