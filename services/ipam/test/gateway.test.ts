@@ -237,6 +237,10 @@ describe('ipam through the gateway', () => {
     const asns = [];
     for (let i = 0; i < 3; i++) asns.push((await made(`${I}/asn-ranges/${range.id}/available-asns/`, { description: `asn ${i}` })).asn);
     expect(asns).toEqual([64512, 64513, 64514]);
+    // the range counts the ASNs inside it (asn_count, last of its fields as in NetBox's serializer)
+    const counted = (await gw.get(`${I}/asn-ranges/${range.id}/`)).body;
+    expect(counted.asn_count).toBe(3);
+    expect(Object.keys(counted).slice(-1)).toEqual(['asn_count']);
     const none = await gw.post(`${I}/asn-ranges/${range.id}/available-asns/`, { description: 'one more' });
     expect([none.status, none.body]).toEqual([409, INSUFFICIENT]);
   });

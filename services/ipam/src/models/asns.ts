@@ -1,5 +1,5 @@
 import { ValidationError } from '@inventory/core';
-import { sql, type FilterDef } from '@inventory/filtering';
+import { sql, raw, type FilterDef } from '@inventory/filtering';
 import { defineModel, f, ilike, keyResolver, projection, searchFilter, TENANT_GROUP_HOPS, type ModelDef, type Row, type ServiceContext } from '@inventory/rest';
 
 /** The largest 4-byte AS number (RFC 6793). */
@@ -73,6 +73,8 @@ export const asnRange: ModelDef = defineModel({
     end: { type: 'bigint', required: true, min: 1, max: ASN_MAX },
     tenant: f.fk('tenancy.tenant', 'PROTECT', { nullable: true, hops: TENANT_GROUP_HOPS }),
     description: f.description(),
+    // the ASNs numerically inside the range (ASNRange.get_child_asns), counted per page (decorate)
+    asn_count: f.integer({ readOnly: true, virtual: true, filter: false, orderable: false, label: 'ASN count' }),
   },
   brief: ['name'],
   display: (row) => `${String(row.name)} (${String(row.start)}-${String(row.end)})`,
@@ -84,6 +86,19 @@ export const asnRange: ModelDef = defineModel({
       if (Number(row.end) <= Number(row.start)) {
         throw new ValidationError({ __all__: [`Starting ASN (${String(row.start)}) must be lower than ending ASN (${String(row.end)}).`] });
       }
+    },
+    decorate: async (rows, out, { brief, q, service, wants }) => {
+      if (brief || wants?.('asn_count') === false || !rows.length) return;
+      const counted = await q.query(sql`
+        SELECT r.id, count(a.id) AS n FROM ${raw(service.db.table('asn_range'))} r
+          LEFT JOIN ${raw(service.db.table('asn'))} a ON a.asn BETWEEN r.start AND r."end"
+         WHERE r.id = ANY(${rows.map((r) => Number(r.id))}::bigint[]) GROUP BY r.id`);
+      const byId = new Map(counted.map((c) => [Number(c.id), Number(c.n)]));
+      rows.forEach((row, i) => {
+        // last, after the timestamps, as NetBox's serializer lists it
+        delete out[i].asn_count;
+        out[i].asn_count = byId.get(Number(row.id)) ?? 0;
+      });
     },
   },
 });
