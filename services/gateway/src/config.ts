@@ -1,5 +1,6 @@
 import { Joi, baseConfigSchema, parseServiceUrls } from '@inventory/core';
 import { TrustedProxies } from './forwarding/forwarded';
+import { AllowedHosts } from './forwarding/allowed-hosts';
 
 /** What the gateway reads from the environment (once, at start, with readConfig). */
 export interface GatewayConfig {
@@ -29,6 +30,8 @@ export interface GatewayConfig {
    * (client address for allowed_ips and rate limits, Secure cookies). Unset: none.
    */
   TRUSTED_PROXIES?: string;
+  /** Django's ALLOWED_HOSTS (comma-separated; `*` any, `.example.com` a domain and its subdomains). */
+  ALLOWED_HOSTS: string;
   /** When set, /metrics wants it as a bearer token. */
   METRICS_TOKEN?: string;
   /** Graceful shutdown (seconds): readiness 503 before the listener closes; then the time requests in flight get. */
@@ -69,6 +72,12 @@ export const gatewayConfig = Joi.object<GatewayConfig>({
     .default('')
     .custom((value: string) => {
       new TrustedProxies(value); // throws, naming the bad entry
+      return value;
+    }),
+  ALLOWED_HOSTS: Joi.string()
+    .default('*')
+    .custom((value: string) => {
+      new AllowedHosts(value); // throws, naming the bad entry
       return value;
     }),
 });

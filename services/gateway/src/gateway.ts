@@ -22,6 +22,7 @@ import { Sessions, sessionSecret } from './auth/session';
 import { mountStatus, probeServices } from './endpoints/status';
 import { TokenVerifier } from './auth/tokens';
 import { withFastPath } from './forwarding/fast-path';
+import { AllowedHosts } from './forwarding/allowed-hosts';
 import { TrustedProxies, identifyClient } from './forwarding/forwarded';
 import type { RequestListener } from 'node:http';
 
@@ -64,7 +65,7 @@ export function createGateway(config: GatewayConfig, opts: { log?: Logger } = {}
         });
         await Promise.race([changes.ready, new Promise((r) => setTimeout(r, 5000).unref())]);
       }
-      const listener = withFastPath(app as unknown as RequestListener, { verifier: tokens, proxies, urls: parts.urls, log, trusted: parts.trusted, metrics: http });
+      const listener = withFastPath(app as unknown as RequestListener, { verifier: tokens, proxies, urls: parts.urls, log, trusted: parts.trusted, allowed: parts.allowed, metrics: http });
       server = await listen(listener, port, config.HOST, shutdownOptions(config));
       log.info({ port: server.port, services: Object.keys(parts.urls) }, 'gateway listening');
       return server;
@@ -88,6 +89,7 @@ function gatewayParts(config: GatewayConfig, log: Logger) {
   const { gateway: _self, ...urls } = parseServiceUrls(config.SERVICE_URLS);
   const refs = new ServiceClient('gateway', urls, config.INTERNAL_TOKEN_SECRET);
   const trusted = new TrustedProxies(config.TRUSTED_PROXIES);
+  const allowed = new AllowedHosts(config.ALLOWED_HOSTS);
   const tokens = new TokenVerifier(refs, config.TOKEN_CACHE_SECONDS * 1000, log);
   const minter = new IdentityMinter(config.INTERNAL_TOKEN_SECRET);
   const sessions = new Sessions({ secret: sessionSecret(config), users: refs, cacheMs: config.TOKEN_CACHE_SECONDS * 1000, log, publicUrl: config.PUBLIC_URL });
@@ -102,7 +104,7 @@ function gatewayParts(config: GatewayConfig, log: Logger) {
   const schema = new SchemaBuilder(refs, Object.keys(urls), log);
   const root = areaRoot(urls, proxies, minter, config.PUBLIC_URL, pages);
   const metrics = new Metrics('gateway');
-  return { urls, refs, trusted, tokens, minter, sessions, drop, proxies, pages, schema, root, metrics, http: httpMetrics(metrics) };
+  return { urls, refs, trusted, allowed, tokens, minter, sessions, drop, proxies, pages, schema, root, metrics, http: httpMetrics(metrics) };
 }
 
 type GatewayParts = ReturnType<typeof gatewayParts>;

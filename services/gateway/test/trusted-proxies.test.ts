@@ -112,3 +112,58 @@ describe('configuration', () => {
     expect(readConfig(gatewayConfig, base).TRUSTED_PROXIES).toBe('');
   });
 });
+
+describe('ALLOWED_HOSTS', () => {
+  // a token any address may use (the suite's other one allows 203.0.113.0/24 only)
+  let open: string;
+  beforeAll(async () => {
+    const users = (await stack.client('users').get('/api/users/users/?username=proxied')).body.results;
+    const token = await stack.client('users').post('/api/users/tokens/', { user: users[0].id });
+    expect(token.status).toBe(201);
+    open = token.body.key;
+  });
+
+  /** A GET with the given Host (and headers): fetch may not set Host, node:http may. */
+  function get(base: string, path: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
+    const u = new URL(base);
+    return new Promise((resolve, reject) => {
+      const req = require('node:http').request({ host: u.hostname, port: u.port, path, headers: { accept: 'application/json', authorization: `Token ${open}`, ...headers } }, (res: import('node:http').IncomingMessage) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+  }
+
+  test('when a request names a host ALLOWED_HOSTS does not list, then it is a 400 as in Django, and no link carries that host; listed hosts, subdomains of a .domain and health checks answer', async () => {
+    const cfg = stack.config('gateway');
+    const strict = gatewayFor({ ...cfg, PORT: 0 }, { ALLOWED_HOSTS: 'inventory.example, .corp.example', TRUSTED_PROXIES: '127.0.0.1/32,::1' });
+    const base = (await strict.start(0)).url;
+    try {
+      const evil = await get(base, '/api/users/config/', { host: 'evil.example' });
+      expect(evil.status).toBe(400);
+      expect(JSON.parse(evil.body)).toEqual({ detail: "Invalid HTTP_HOST header: 'evil.example'. You may need to add 'evil.example' to ALLOWED_HOSTS." });
+      // the host a trusted proxy forwards is the one checked
+      expect((await get(base, '/api/users/config/', { host: 'inventory.example', 'x-forwarded-host': 'evil.example' })).status).toBe(400);
+      expect((await get(base, '/api/users/config/', { host: 'inventory.example:8443' })).status).toBe(200);
+      expect((await get(base, '/api/users/config/', { host: 'api.corp.example' })).status).toBe(200);
+      expect((await get(base, '/api/users/config/', { host: 'corp.example' })).status).toBe(200);
+      expect((await get(base, '/api/users/config/', { host: 'evilcorp.example' })).status).toBe(400);
+      // anonymous and HTML requests too (the express chain), not only the token fast path
+      expect((await get(base, '/api/', { host: 'evil.example', authorization: '' })).status).toBe(400);
+      // probes call pods by address
+      expect((await get(base, '/healthz', { host: '10.1.2.3:8080' })).status).toBe(200);
+      const links = await get(base, '/api/users/users/?limit=1', { host: 'inventory.example' });
+      expect(links.body).not.toContain('evil.example');
+    } finally {
+      await strict.stop();
+    }
+  });
+
+  test('when ALLOWED_HOSTS is not set, then every host is answered (the quick start\'s *), and a bad entry stops the start naming it', async () => {
+    expect((await get(untrusted, '/api/users/config/', { host: 'anything.example' })).status).toBe(200);
+    expect(() => readConfig(gatewayConfig, { INTERNAL_TOKEN_SECRET: 'x'.repeat(32), SERVICE_URLS: 'users=http://u', ALLOWED_HOSTS: 'ok.example, bad host!' })).toThrow(/bad host!/);
+  });
+});

@@ -4,6 +4,7 @@ import { HttpError, SERVER_ERROR, sendJson, type HttpMetrics, type Logger } from
 import { requireWritable } from '../auth/auth';
 import { beginRequest } from './request-id';
 import { clientIp, identifyClient, type TrustedProxies } from './forwarded';
+import { refuseHost, type AllowedHosts } from './allowed-hosts';
 import type { GatewayLocals } from '../auth/identity';
 import type { ServiceProxies } from './proxy';
 import { formatParam, prefersHtml } from '../pages/negotiation';
@@ -22,13 +23,15 @@ const PROVISION_PATH = '/api/users/tokens/provision/';
  * (anonymous callers, cookie sessions, redirects, roots, status, docs,
  * provisioning, malformed headers, browsers asking for HTML) takes the express app.
  */
-export function withFastPath(app: RequestListener, deps: { verifier: TokenVerifier; proxies: ServiceProxies; urls: Record<string, string>; log: Logger; trusted: TrustedProxies; metrics: HttpMetrics }): RequestListener {
+export function withFastPath(app: RequestListener, deps: { verifier: TokenVerifier; proxies: ServiceProxies; urls: Record<string, string>; log: Logger; trusted: TrustedProxies; allowed: AllowedHosts; metrics: HttpMetrics }): RequestListener {
   return (req, res) => {
     // every request, fast or not: forwarding headers are believed only from TRUSTED_PROXIES
-    identifyClient(req, deps.trusted);
+    const view = identifyClient(req, deps.trusted);
     const url = req.url ?? '';
     const q = url.indexOf('?');
     const pathname = q >= 0 ? url.slice(0, q) : url;
+    // and answered only for the hosts ALLOWED_HOSTS names (its links carry the host)
+    if (refuseHost(res, deps.allowed, view.host, pathname)) return;
     const header = req.headers.authorization;
     if (!header || !pathname.endsWith('/') || pathname === PROVISION_PATH) return app(req, res);
     // a browser asking for the browsable API's page (one string search for a JSON client)
