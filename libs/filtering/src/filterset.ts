@@ -21,7 +21,8 @@ interface Common {
 }
 
 export type FilterDef =
-  | (Common & { kind: 'string'; expr: Sql; lookups?: boolean; iexact?: boolean })
+  /** `lookups`: false for none, a list for those of STRING_LOOKUPS the filter has (NetBox's content-type filters: `n` alone). */
+  | (Common & { kind: 'string'; expr: Sql; lookups?: boolean | readonly string[]; iexact?: boolean })
   | (Common & { kind: 'integer' | 'decimal' | 'date' | 'datetime'; expr: Sql; lookups?: boolean })
   | (Common & { kind: 'boolean'; expr: Sql })
   | (Common & { kind: 'choice'; expr: Sql; choices: readonly (string | number)[]; coerce?: (v: string) => string | number | undefined; single?: boolean })
@@ -41,6 +42,7 @@ export const RESERVED_PARAMS = new Set(['limit', 'offset', 'brief', 'exclude', '
 export function lookupsFor(def: FilterDef): readonly string[] {
   switch (def.kind) {
     case 'string':
+      if (Array.isArray(def.lookups)) return def.lookups;
       return def.lookups === false ? [] : STRING_LOOKUPS;
     case 'integer':
     case 'decimal':

@@ -177,6 +177,11 @@ describe('change log', () => {
     expect(await changes(`${mine}&user_name=admin&user=admin&user_id=${adminId}`, 6)).toHaveLength(6);
     expect((await ex().get(`/api/extras/object-changes/?${mine}&user_id=${adminId + 1}`)).body.count).toBe(0);
     expect((await ex().get(`/api/extras/object-changes/?${mine}&user_name=nobody`)).body.count).toBe(0);
+    // NetBox's `__n` lookups of `user` (a username) and `changed_object_type` (app_label.model): an exclude
+    expect((await ex().get(`/api/extras/object-changes/?${mine}&user__n=admin`)).body.count).toBe(0);
+    expect(await changes(`${mine}&user__n=nobody`, 6)).toHaveLength(6);
+    expect((await ex().get(`/api/extras/object-changes/?${mine}&changed_object_type__n=tenancy.tenant`)).body.count).toBe(0);
+    expect(await changes(`${mine}&changed_object_type__n=dcim.site`, 6)).toHaveLength(6);
     expect(await changes(`${mine}&time__gte=${encodeURIComponent(started)}&time_after=${encodeURIComponent(started)}`, 6)).toHaveLength(6);
     expect((await ex().get(`/api/extras/object-changes/?${mine}&time__lt=${encodeURIComponent(started)}`)).body.count).toBe(0);
     expect(await changes(`${mine}&q=bulk`, 3)).toHaveLength(3);

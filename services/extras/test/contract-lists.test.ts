@@ -69,6 +69,9 @@ runModelContract('custom link', {
     { query: () => `content_type_id=${contentType('dcim.site')!.id}`, expect: (o) => o.filter((x) => x.content_types.includes('dcim.site')) },
     { query: (o) => `q=${encodeURIComponent(o[1].name)}`, expect: (o) => [o[1]] },
     { query: () => 'new_window=true', expect: (o) => o.filter((x) => x.new_window) },
+    { query: () => 'content_types__n=dcim.site', expect: (o) => o.filter((x) => !x.content_types.includes('dcim.site')) },
+    { query: () => `content_type_id__n=${contentType('dcim.site')!.id}`, expect: (o) => o.filter((x) => !x.content_types.includes('dcim.site')) },
+    { query: () => 'content_types__ic=TENANT', expect: (o) => o.filter((x) => x.content_types.includes('tenancy.tenant')) },
   ],
 });
 
@@ -99,6 +102,33 @@ runModelContract('export template', {
     { query: () => 'content_types=ipam.prefix', expect: (o) => o.filter((x) => x.content_types.includes('ipam.prefix')) },
     { query: (o) => `name=${encodeURIComponent(o[2].name)}`, expect: (o) => [o[2]] },
     { query: () => 'data_source_id=null', expect: (o) => o },
+    { query: () => 'data_source_id__n=null', expect: () => [] },
+    { query: () => 'data_file_id=null', expect: (o) => o },
+    { query: () => 'data_file_id__n=null', expect: () => [] },
+    { query: () => 'data_synced=2024-01-01T00:00:00Z', expect: () => [] },
+    { query: () => 'data_synced__n=2024-01-01T00:00:00Z', expect: (o) => o },
+    { query: () => 'data_synced__gte=2000-01-01T00:00:00Z', expect: () => [] },
+    { query: () => 'data_synced__empty=true', expect: (o) => o },
+    { query: () => 'data_synced__empty=false', expect: () => [] },
+    { query: () => 'content_types__n=ipam.prefix', expect: (o) => o.filter((x) => !x.content_types.includes('ipam.prefix')) },
+    { query: () => 'content_types__ic=PREFIX', expect: (o) => o.filter((x) => x.content_types.some((c: string) => c.includes('prefix'))) },
+    { query: () => 'content_types__nic=prefix', expect: (o) => o.filter((x) => !x.content_types.some((c: string) => c.includes('prefix'))) },
+    { query: () => 'content_types__isw=dcim.d', expect: (o) => o.filter((x) => x.content_types.includes('dcim.device')) },
+    { query: () => 'content_types__nisw=dcim.d', expect: (o) => o.filter((x) => !x.content_types.includes('dcim.device')) },
+    { query: () => 'content_types__iew=.SITE', expect: (o) => o.filter((x) => x.content_types.includes('dcim.site')) },
+    { query: () => 'content_types__niew=.site', expect: (o) => o.filter((x) => !x.content_types.includes('dcim.site')) },
+    { query: () => 'content_types__ie=DCIM.Device', expect: (o) => o.filter((x) => x.content_types.includes('dcim.device')) },
+    { query: () => 'content_types__nie=dcim.device', expect: (o) => o.filter((x) => !x.content_types.includes('dcim.device')) },
+    ...(['lt', 'lte', 'gt', 'gte'] as const).map((lookup) => {
+      const site = contentType('dcim.site')!.id;
+      const cmp = { lt: (id: number) => id < site, lte: (id: number) => id <= site, gt: (id: number) => id > site, gte: (id: number) => id >= site }[lookup];
+      return {
+        query: () => `content_type_id__${lookup}=${site}`,
+        expect: (o: any[]) => o.filter((x) => x.content_types.some((c: string) => cmp(contentType(c)!.id))),
+      };
+    }),
+    { query: () => 'content_type_id__empty=0', expect: (o) => o },
+    { query: () => 'content_type_id__empty=1', expect: () => [] },
   ],
 });
 
@@ -134,6 +164,9 @@ runModelContract('saved filter', {
     { query: () => 'usable=true', expect: (o) => o.filter((x) => x.enabled && (x.shared || x.user === 1)) },
     { query: (o) => `slug=${o[1].slug}`, expect: (o) => [o[1]] },
     { query: () => 'user_id=1', expect: (o) => o },
+    { query: () => 'content_types__n=dcim.site', expect: (o) => o.filter((x) => !x.content_types.includes('dcim.site')) },
+    { query: () => 'content_types__nie=DCIM.device', expect: (o) => o.filter((x) => !x.content_types.includes('dcim.device')) },
+    { query: () => `content_type_id__gte=${contentType('dcim.site')!.id}&content_type_id__lte=${contentType('dcim.site')!.id}`, expect: (o) => o.filter((x) => x.content_types.includes('dcim.site')) },
   ],
 });
 
@@ -166,5 +199,14 @@ runModelContract('bookmark', {
     { query: () => 'object_type=tenancy.tenant', expect: (o) => o },
     { query: () => `object_type_id=${contentType('tenancy.tenant')!.id}`, expect: (o) => o },
     { query: () => 'user=admin', expect: (o) => o },
+    { query: () => 'object_type__n=tenancy.tenant', expect: () => [] },
+    { query: () => 'object_type__n=tenancy.contact', expect: (o) => o },
+    { query: () => `object_type_id__n=${contentType('tenancy.tenant')!.id}`, expect: () => [] },
+    { query: () => `object_type_id__lte=${contentType('tenancy.tenant')!.id}`, expect: (o) => o },
+    { query: () => `object_type_id__lt=${contentType('tenancy.tenant')!.id}`, expect: () => [] },
+    { query: () => `object_type_id__gte=${contentType('tenancy.tenant')!.id}`, expect: (o) => o },
+    { query: () => `object_type_id__gt=${contentType('tenancy.tenant')!.id}`, expect: () => [] },
+    { query: () => 'object_type_id__empty=1', expect: () => [] },
+    { query: () => 'object_type_id__empty=0', expect: (o) => o },
   ],
 });

@@ -1,4 +1,4 @@
-import { type FilterDef, type Sql, sql, raw, ident, and, or, FilterValueError } from '@inventory/filtering';
+import { type FilterDef, type Sql, sql, raw, ident, and, or, FilterValueError, MEMBERSHIP_LOOKUPS } from '@inventory/filtering';
 import { OUTBOX_TABLE } from '@inventory/events';
 import { ValidationError } from '@inventory/core';
 import {
@@ -19,6 +19,7 @@ import {
   TAGGED_ITEM_TABLE,
 } from '../model';
 import { projectedContactFilters } from './contact-filters';
+import { contentTypesFilter } from './content-type-filters';
 import { keyResolver, lookupSource } from './lookup-source';
 
 const col = (name: string): Sql => sql`t.${ident(name)}`;
@@ -94,8 +95,9 @@ function fieldFilters(ctx: ServiceContext, name: string, field: FieldDef): Filte
     case 'm2m':
       return linkFilters(ctx, name, field);
     case 'contenttype':
-      if (!field.many) return [{ kind: 'string', name, expr: col(name), lookups: false }];
-      return [{ kind: 'method', name, apply: (values) => or(values.map((v) => sql`${col(name)} @> ARRAY[${v}]::varchar[]`)) }];
+      // NetBox's ContentTypeFilter (`app_label.model`): `n` alone on one content type, the text lookups less `empty` on a many-to-many
+      if (!field.many) return [{ kind: 'string', name, expr: col(name), lookups: MEMBERSHIP_LOOKUPS }];
+      return [contentTypesFilter(name, name)];
     default:
       return [];
   }

@@ -5,7 +5,7 @@
  * `projections`.
  */
 export { CONFIG_CONTEXT_KEY, ensureConfigContextFunctions, excludesConfigContext, ids, placeConfigContext, relatedId, treeIds } from './config-context';
-export { contentTypeIdFilter, contentTypesIdFilter } from './content-type-filters';
+export { contentTypeIdFilter, contentTypesFilter, contentTypesIdFilter } from './content-type-filters';
 export { exportTarget, sendExport } from './export';
 export { cachedFilters, filtersFor, ilike, parseUuid, searchFilter } from './filters';
 export { keyResolver } from './lookup-source';

@@ -1,7 +1,7 @@
 import { ValidationError } from '@inventory/core';
-import { contentType, contentTypeById } from '@inventory/refs';
-import { sql, type FilterDef } from '@inventory/filtering';
-import { absoluteUrls, defineModel, f, nestedFor, projectedModels, resolveRefs, type ModelDef, type Row } from '@inventory/rest';
+import { contentType } from '@inventory/refs';
+import { type FilterDef } from '@inventory/filtering';
+import { absoluteUrls, contentTypeIdFilter, defineModel, f, nestedFor, projectedModels, resolveRefs, type ModelDef, type Row } from '@inventory/rest';
 
 /** Models with NetBox's full feature set (bookmarks among them): those with custom fields, outside extras. */
 const bookmarkable = (label: string) => {
@@ -39,18 +39,8 @@ export const bookmark: ModelDef = defineModel({
   ordering: ['created'],
   search: [],
   unique: [{ fields: ['object_type', 'object_id', 'user'], message: 'Bookmark with this Object type, Object id and User already exists.' }],
-  filters: (): FilterDef[] => [
-    {
-      kind: 'method',
-      name: 'object_type_id',
-      valueType: 'integer',
-      lookups: ['n'],
-      apply: (values, lookup) => {
-        const labels = values.map((v) => contentTypeById(Number(v))?.label ?? '');
-        return lookup === 'n' ? sql`NOT (t.object_type = ANY(${labels}::text[]))` : sql`t.object_type = ANY(${labels}::text[])`;
-      },
-    },
-  ],
+  // NetBox's MultiValueNumberFilter on the content type's id: `n`, `lt`, `lte`, `gt`, `gte`, `empty`
+  filters: (): FilterDef[] => [contentTypeIdFilter('object_type_id', 'object_type', { numeric: true })],
   hooks: {
     async beforeSave(columns, existing, wctx) {
       if (!existing) {

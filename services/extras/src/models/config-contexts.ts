@@ -1,4 +1,5 @@
-import { raw, type FilterDef } from '@inventory/filtering';
+import { ValidationError } from '@inventory/core';
+import { raw, sql, type FilterDef } from '@inventory/filtering';
 import { defineModel, f, type FieldDef, type ManyField } from '@inventory/rest';
 
 /**
@@ -23,13 +24,44 @@ export const syncedData = (): Record<string, FieldDef> => ({
   data_synced: f.datetime({ readOnly: true, virtual: true, nullable: true, filter: false, orderable: false }),
 });
 
-/** `data_source_id` / `data_file_id`: nothing is synced, so only `null` matches (every object). */
-export const syncedDataFilters = (): FilterDef[] =>
-  ['data_source_id', 'data_file_id'].map((name) => ({
-    kind: 'method' as const,
+/**
+ * NetBox's `data_source_id` / `data_file_id` (ModelMultipleChoiceFilters over
+ * data sources, `__n` an exclude): no data source exists here, so every id
+ * is an invalid choice (400, NetBox's messages) and only `null` is valid:
+ * it matches every object (none names a data source), and `__n=null` none.
+ * Blank values filter nothing.
+ */
+function dataSourceFilter(name: string): FilterDef {
+  return {
+    kind: 'method',
     name,
-    apply: (values: string[]) => (values.some((v) => v.toLowerCase() === 'null') ? raw('TRUE') : raw('FALSE')),
-  }));
+    lookups: ['n'],
+    apply: (values, lookup) => {
+      const given = values.filter((v) => v !== '');
+      if (!given.length) return undefined;
+      const bad = given.find((v) => v !== 'null');
+      if (bad !== undefined) {
+        const message = /^\d+$/.test(bad) ? `Select a valid choice. ${bad} is not one of the available choices.` : `\u201c${bad}\u201d is not a valid value.`;
+        throw new ValidationError({ [lookup ? `${name}__${lookup}` : name]: [message] });
+      }
+      return lookup === 'n' ? raw('FALSE') : raw('TRUE');
+    },
+  };
+}
+
+/**
+ * The filters of NetBox's SyncedDataMixin: `data_source_id`, `data_file_id`
+ * and `data_synced` (a MultiValueDateTimeFilter with `n`, `lt`, `lte`, `gt`,
+ * `gte`, `empty`). Nothing is synced, so `data_synced` is NULL on every
+ * object: a date-time or comparison matches none, `__n` every object (an
+ * exclude keeps NULLs), `__empty=true` every object and `__empty=false` none;
+ * an invalid date-time is a 400.
+ */
+export const syncedDataFilters = (): FilterDef[] => [
+  dataSourceFilter('data_source_id'),
+  dataSourceFilter('data_file_id'),
+  { kind: 'datetime', name: 'data_synced', expr: sql`NULL::timestamptz` },
+];
 
 export const configContext = defineModel({
   label: 'extras.configcontext',

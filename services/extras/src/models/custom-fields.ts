@@ -1,5 +1,6 @@
 import { ValidationError } from '@inventory/core';
 import { contentType } from '@inventory/refs';
+import { sql, type FilterDef } from '@inventory/filtering';
 import { contentTypesIdFilter, defineModel, f, customFieldValueError, type ModelDef, type CustomFieldDef } from '@inventory/rest';
 import { applyCustomFieldChanges } from '../customfield-effects';
 
@@ -31,6 +32,23 @@ const DATA_TYPES: Record<string, string> = {
 
 const supportsCustomFields = (label: string) => !!contentType(label)?.features.custom_fields;
 
+/**
+ * NetBox's `choice` (filter_by_choice: `extra_choices__overlap`): choice sets
+ * whose extra choices hold one of the values, as a value or as a label
+ * (PostgreSQL's overlap ignores the array's dimensions), case-sensitively;
+ * the base choices are not searched. Blank values filter nothing.
+ */
+const choiceFilter: FilterDef = {
+  kind: 'method',
+  name: 'choice',
+  apply: (values) => {
+    const given = values.filter((v) => v !== '');
+    if (!given.length) return undefined;
+    return sql`EXISTS (SELECT 1 FROM jsonb_array_elements(CASE WHEN jsonb_typeof(t.extra_choices) = 'array' THEN t.extra_choices ELSE '[]'::jsonb END) AS c(choice)
+      WHERE jsonb_typeof(c.choice) = 'array' AND c.choice ?| ${given}::text[])`;
+  },
+};
+
 export const choiceSet: ModelDef = defineModel({
   label: 'extras.customfieldchoiceset',
   endpoint: 'custom-field-choice-sets',
@@ -57,6 +75,7 @@ export const choiceSet: ModelDef = defineModel({
   display: (r) => String(r.name),
   ordering: ['name'],
   search: ['name', 'description'],
+  filters: () => [choiceFilter],
   hooks: {
     validate(row) {
       const extra = row.extra_choices;

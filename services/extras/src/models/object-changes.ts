@@ -67,7 +67,8 @@ export const objectChange: ModelDef = defineModel({
   search: ['user_name', 'object_repr'],
   filters: (): FilterDef[] => [
     // the recorded username (the user may live on in another service, or be gone)
-    { kind: 'string', name: 'user', expr: sql`t.user_name`, lookups: false },
+    // NetBox's ModelMultipleChoiceFilter by username: `__n` alone
+    { kind: 'string', name: 'user', expr: sql`t.user_name`, lookups: ['n'] },
     { kind: 'integer', name: 'user_id', expr: sql`t.user_id` },
     { kind: 'string', name: 'object_repr', expr: sql`t.object_repr` },
     {

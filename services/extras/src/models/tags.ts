@@ -52,7 +52,12 @@ export const tag: ModelDef = defineModel({
         kind: 'method',
         name: 'object_types',
         valueType: 'integer',
-        apply: (values) => or(values.map((v) => sql`t.object_types @> ARRAY[${byId(v)}]::varchar[]`)),
+        // NetBox's ModelMultipleChoiceFilter on the many-to-many: `__n` is an exclude (tags allowed on none of them)
+        lookups: ['n'],
+        apply: (values, lookup) => {
+          const any = or(values.map((v) => sql`t.object_types @> ARRAY[${byId(v)}]::varchar[]`));
+          return lookup === 'n' ? sql`NOT COALESCE(${any}, FALSE)` : any;
+        },
       },
       {
         kind: 'method',

@@ -1,6 +1,6 @@
 import { contentType } from '@inventory/refs';
 import { sql, raw, type FilterDef } from '@inventory/filtering';
-import { defineModel, f, keyResolver, noteTouched, removeGenericReferrers, type ModelDef, type ServiceContext, type WriteContext } from '@inventory/rest';
+import { contentTypeIdFilter, defineModel, f, ilike, keyResolver, searchFilter, noteTouched, removeGenericReferrers, type ModelDef, type ServiceContext, type WriteContext } from '@inventory/rest';
 
 const name = (r: Record<string, unknown>) => String(r.name);
 
@@ -71,6 +71,16 @@ export const contact: ModelDef = defineModel({
 
 const supportsContacts = (label: string) => !!contentType(label)?.features.contacts;
 
+/** NetBox's ContactAssignmentFilterSet.search: the contact's name or the role's name contains the text (case-insensitively). */
+function assignmentSearch(ctx: ServiceContext): FilterDef {
+  const contacts = raw(ctx.db.table(contact.table));
+  const roles = raw(ctx.db.table(contactRole.table));
+  return searchFilter((pattern) => [
+    sql`t.contact_id IN (SELECT c.id FROM ${contacts} c WHERE ${ilike(sql`c.name`, pattern)})`,
+    sql`t.role_id IN (SELECT r.id FROM ${roles} r WHERE ${ilike(sql`r.name`, pattern)})`,
+  ]);
+}
+
 export const contactAssignment: ModelDef = defineModel({
   label: 'tenancy.contactassignment',
   endpoint: 'contact-assignments',
@@ -80,7 +90,16 @@ export const contactAssignment: ModelDef = defineModel({
     content_type: f.contentType({ required: true, allowed: supportsContacts }),
     object_id: f.integer({ required: true, min: 0, max: 2147483647 }),
     object: f.generic('content_type', 'object_id'),
-    contact: f.fk('tenancy.contact', 'PROTECT', { required: true, filterKey: null, idFilter: 'contact_id' }),
+    // NetBox's `group_id` / `group` (TreeNodeMultipleChoiceFilters on contact__group): the contact's group or any group below it
+    contact: f.fk('tenancy.contact', 'PROTECT', {
+      required: true,
+      filterKey: null,
+      idFilter: 'contact_id',
+      hops: [
+        { name: 'group_id', via: 'group', to: 'tenancy.contactgroup', key: 'id', tree: true },
+        { name: 'group', via: 'group', to: 'tenancy.contactgroup', key: 'slug', tree: true },
+      ],
+    }),
     role: f.fk('tenancy.contactrole', 'PROTECT', { required: true }),
     priority: f.choice(PRIORITY_CHOICES, { blank: true, singleFilter: true }),
   },
@@ -93,6 +112,7 @@ export const contactAssignment: ModelDef = defineModel({
   },
   ordering: ['contact', 'priority', 'role'],
   search: [],
+  filters: (ctx) => [contentTypeIdFilter('content_type_id', 'content_type'), assignmentSearch(ctx)],
   unique: [{ fields: ['content_type', 'object_id', 'contact', 'role'], message: 'ContactAssignment with this Content type, Object id, Contact and Role already exists.' }],
 });
 
