@@ -620,6 +620,9 @@ describe('filters NetBox 3.7 clients send', () => {
     expect(await names(`importing_vrf=${encodeURIComponent(vrf.rd)}`)).toEqual([imported.id]);
     expect(await names(`exporting_vrf=${encodeURIComponent(vrf.rd)}`)).toEqual([exported.id]);
     expect(await names(`importing_vrf_id=${vrf.id}`)).not.toContain(other.id);
+    const excluded = await names(`importing_vrf_id__n=${vrf.id}&limit=0`);
+    expect(excluded).toEqual(expect.arrayContaining([exported.id, other.id]));
+    expect(excluded).not.toContain(imported.id);
     const unknown = await api.get('/api/ipam/route-targets/?importing_vrf_id=999999999');
     expect(unknown.status).toBe(400);
   });

@@ -76,7 +76,7 @@ export function componentTemplate(o: TemplateOptions): ModelDef {
  * `devicetype_id`, `moduletype_id`); the generated `device_type_id` and
  * `module_type_id`, what clients of earlier versions send, stay beside them.
  */
-function ownerFilters(ctx: ServiceContext, modular: boolean): FilterDef[] {
+export function ownerFilters(ctx: ServiceContext, modular: boolean): FilterDef[] {
   const owner = (name: string, column: string, label: string): FilterDef => ({
     kind: 'relation',
     name,

@@ -236,9 +236,11 @@ function vdcBy(ctx: ServiceContext, name: string, column: 'name' | 'identifier')
     kind: 'method',
     name,
     valueType: column === 'identifier' ? 'integer' : 'string',
-    apply: (values) => {
+    lookups: ['n'],
+    apply: (values, lookup) => {
       const match = column === 'identifier' ? sql`v.identifier = ANY(${values.filter((v) => /^\d{1,9}$/.test(v)).map(Number)}::int[])` : sql`v.name = ANY(${values}::text[])`;
-      return sql`EXISTS (SELECT 1 FROM ${links} l JOIN ${vdcs} v ON v.id = l.target_id WHERE l.owner_id = t.id AND ${match})`;
+      const linked = sql`EXISTS (SELECT 1 FROM ${links} l JOIN ${vdcs} v ON v.id = l.target_id WHERE l.owner_id = t.id AND ${match})`;
+      return lookup === 'n' ? sql`NOT ${linked}` : linked;
     },
   };
 }

@@ -1,5 +1,5 @@
 import { defineModel, f, type ModelDef } from '@inventory/rest';
-import { templateName } from './component-template';
+import { ownerFilters, templateName } from './component-template';
 import { checkComponent, checkParent, componentFields } from './inventory-item-common';
 
 /** NetBox 3.7's InventoryItemTemplate: inventory items a device type's devices are made with. */
@@ -27,6 +27,7 @@ export const inventoryItemTemplate: ModelDef = defineModel({
   display: templateName,
   ordering: ['device_type', '_tree'],
   search: ['name', 'label', 'part_id', 'description'],
+  filters: (ctx) => ownerFilters(ctx, false),
   unique: [{ fields: ['device_type', 'parent', 'name'], message: 'Inventory item template with this Device type, Parent and Name already exists.' }],
   hooks: {
     validate: async (row, _existing, wctx) => {

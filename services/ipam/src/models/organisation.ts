@@ -69,12 +69,14 @@ function vrfTargets(ctx: ServiceContext, name: string, through: string, key: 'id
     kind: 'method',
     name,
     ...(key === 'id' ? { valueType: 'integer' as const } : {}),
-    apply: async (values) => {
+    lookups: ['n'],
+    apply: async (values, lookup) => {
       const found = await keyResolver(ctx, 'ipam.vrf', key, false)(values);
       const missing = values.find((v) => !found.has(v));
-      if (missing !== undefined) throw new ValidationError({ [name]: [`Select a valid choice. ${missing} is not one of the available choices.`] });
+      if (missing !== undefined) throw new ValidationError({ [lookup ? `${name}__${lookup}` : name]: [`Select a valid choice. ${missing} is not one of the available choices.`] });
       const vrfs = values.flatMap((v) => found.get(v) ?? []);
-      return sql`t.id IN (SELECT l.target_id FROM ${links} l WHERE l.owner_id = ANY(${vrfs}::bigint[]))`;
+      const linked = sql`t.id IN (SELECT l.target_id FROM ${links} l WHERE l.owner_id = ANY(${vrfs}::bigint[]))`;
+      return lookup === 'n' ? sql`NOT ${linked}` : linked;
     },
   };
 }
