@@ -130,8 +130,9 @@ export function serviceAsyncApi(models: Iterable<ModelDef>, openApiSchemas: Sche
   for (const m of publishedModels(models)) {
     const message = messageName(m);
     roots.push(schemaName(m));
+    // no messageId: the three channels of a model reference one message, and a messageId must be unique per
+    // channel reference in AsyncAPI 2 (asyncapi/spec#946: the official parser refuses the document); it is optional
     messages[message] = {
-      messageId: m.label,
       name: m.label,
       title: `${m.verboseName} changed`,
       summary: `A ${m.verboseName} was created, updated or deleted.`,
