@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { bootStack, eventually, startReceiver, type Client, type Stack, type TestReceiver } from '@inventory/testkit';
 import { createService as extras } from '@inventory/extras';
 import { createService as tenancy } from '@inventory/tenancy';
@@ -74,6 +75,11 @@ test('when a tenant is created, then the webhook sends the default body, signed,
   expect(r.headers['content-type']).toBe('application/json');
   expect(r.headers['x-team']).toBe('ACME');
   expect(r.headers['x-hook-signature']).toBe(createHmac('sha512', 's3cret').update(r.body).digest('hex'));
+  // Standard Webhooks, checked by its own library (the secret's bytes are the key: it takes them base64-encoded)
+  expect(r.headers['webhook-id']).toBe(r.headers['x-delivery-id']);
+  const standard = new StandardWebhook(Buffer.from('s3cret').toString('base64'));
+  expect(() => standard.verify(r.body, { 'webhook-id': String(r.headers['webhook-id']), 'webhook-timestamp': String(r.headers['webhook-timestamp']), 'webhook-signature': String(r.headers['webhook-signature']) })).not.toThrow();
+  expect(() => new StandardWebhook(Buffer.from('not the secret').toString('base64')).verify(r.body, { 'webhook-id': String(r.headers['webhook-id']), 'webhook-timestamp': String(r.headers['webhook-timestamp']), 'webhook-signature': String(r.headers['webhook-signature']) })).toThrow();
   const body = JSON.parse(r.body);
   expect(Object.keys(body)).toEqual(['event', 'timestamp', 'model', 'username', 'request_id', 'data', 'snapshots']);
   expect(body).toMatchObject({ event: 'created', model: 'tenant', request_id: t.headers.get('x-request-id'), data: { id: t.body.id, name: 'Acme' } });

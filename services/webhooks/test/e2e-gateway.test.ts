@@ -321,6 +321,17 @@ describe('requests and deliveries', () => {
     expect(requests[2].at - requests[0].at).toBeGreaterThanOrEqual(550);
   });
 
+  test('when the receiver answers 410 Gone, then the delivery is not tried again: one request, failed', async () => {
+    const h = await hook('/gone');
+    answers.set('/gone', () => ({ status: 410 }));
+    await site('Gone');
+    await eventually(async () => (await deliveriesOf(h.id, '&status=failed')).length === 1, 15_000, () => `the delivery failed (the receiver got ${rx.to('/gone').length} requests)`);
+    await sleep(800); // longer than the whole schedule: no retry may come
+    expect(rx.to('/gone')).toHaveLength(1);
+    const [log] = await deliveriesOf(h.id);
+    expect(log.attempts.map((a: { status_code: number }) => a.status_code)).toEqual([410]);
+  });
+
   test('when the receiver is down past the last attempt, then the delivery is failed in the API with its attempts, and retrying it (one, then all failed) delivers it once the receiver is back', async () => {
     const port = await freePort();
     const h = await hook('/down', { payload_url: `http://127.0.0.1:${port}/down` });

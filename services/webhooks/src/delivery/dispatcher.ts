@@ -215,7 +215,8 @@ export class Dispatcher {
       if (!d || d.status === 'succeeded' || d.attempt_count !== m.attempt - 1) return true;
       const outcome = await sendAttempt(d, m.attempt, this.o.timeoutMs ?? 10_000);
       this.sent++;
-      const last = m.attempt > this.o.scheduleMs.length;
+      // the schedule's end, or a receiver that answered 410 Gone (Standard Webhooks: stop sending it)
+      const last = m.attempt > this.o.scheduleMs.length || !!outcome.gone;
       const delay = outcome.ok || last ? 0 : retryDelay(m.attempt, this.o.scheduleMs, outcome.retryAfterMs);
       const recorded = await this.store.record({
         id,

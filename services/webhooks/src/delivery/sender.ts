@@ -4,7 +4,7 @@ import * as https from 'node:https';
 import got from 'got';
 import type { WebhookContext } from '../dispatch/context';
 import { renderHeaders, renderTemplate } from '../dispatch/render';
-import { SIGNATURE_HEADER, signBody } from '../dispatch/signature';
+import { SIGNATURE_HEADER, signBody, standardSignature } from '../dispatch/signature';
 
 /** What an attempt reads of its delivery and webhook. */
 export interface DeliveryRow {
@@ -35,6 +35,8 @@ export interface AttemptRecord {
 
 export interface Outcome {
   ok: boolean;
+  /** The receiver answered 410 Gone: the delivery is not tried again. */
+  gone?: boolean;
   /** The receiver's Retry-After, when it gave one (seconds or an HTTP date). */
   retryAfterMs?: number;
   record: AttemptRecord;
@@ -60,15 +62,23 @@ export async function sendAttempt(d: DeliveryRow, attempt: number, timeoutMs: nu
     const context = () => (parsed ??= JSON.parse(d.context) as WebhookContext);
     const render = (template: string) => (isTemplate(template) ? renderTemplate(template, context()) : template);
     const url = await render(d.payload_url);
+    const id = deliveryId(d);
+    const seconds = Math.floor(started / 1000);
     const headers: Record<string, string> = {
       'Content-Type': d.http_content_type || 'application/json',
-      'X-Delivery-Id': deliveryId(d),
-      'X-Delivery-Timestamp': String(Math.floor(started / 1000)),
+      'X-Delivery-Id': id,
+      'X-Delivery-Timestamp': String(seconds),
       'X-Delivery-Attempt': String(attempt),
+      // Standard Webhooks: the same id on every attempt, the time of this one
+      'webhook-id': id,
+      'webhook-timestamp': String(seconds),
       ...(d.additional_headers?.trim() ? await renderHeaders(d.additional_headers, context()) : {}),
     };
     const body = d.body_template ? await render(d.body_template) : d.context;
-    if (d.secret) headers[SIGNATURE_HEADER] = signBody(d.secret, body);
+    if (d.secret) {
+      headers[SIGNATURE_HEADER] = signBody(d.secret, body);
+      headers['webhook-signature'] = standardSignature(d.secret, id, seconds, body);
+    }
     const res = await got(url, {
       method: (d.http_method || 'POST') as 'POST',
       headers,
@@ -82,6 +92,8 @@ export async function sendAttempt(d: DeliveryRow, attempt: number, timeoutMs: nu
     });
     return {
       ok: res.statusCode >= 200 && res.statusCode < 300,
+      // 410 Gone: the receiver wants no more of it (Standard Webhooks): no retry
+      gone: res.statusCode === 410,
       retryAfterMs: retryAfter(res.headers['retry-after']),
       record: { time, status_code: res.statusCode, duration_ms: Date.now() - started, error: null, response: String(res.body ?? '').slice(0, RESPONSE_EXCERPT) },
     };

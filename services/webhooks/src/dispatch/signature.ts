@@ -18,3 +18,16 @@ export function verifySignature(secret: string, body: Uint8Array | string, heade
   const given = Buffer.from(header.trim().toLowerCase(), 'utf8');
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
+
+/**
+ * The Standard Webhooks signature (standardwebhooks.com) beside NetBox's:
+ * `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`,
+ * keyed with the secret's UTF-8 bytes (a receiver using a Standard Webhooks
+ * library passes the secret base64-encoded, as its `whsec_` secrets are).
+ */
+export function standardSignature(secret: string, id: string, timestamp: number, body: Uint8Array | string): string {
+  const hmac = createHmac('sha256', Buffer.from(secret, 'utf8'));
+  hmac.update(`${id}.${timestamp}.`);
+  hmac.update(body);
+  return `v1,${hmac.digest('base64')}`;
+}
