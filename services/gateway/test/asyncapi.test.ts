@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { Parser } from '@asyncapi/parser';
 import { readConfig } from '@inventory/core';
 import { bootStack, Client, OpenApiChecker, TEST_SECRET, type Stack } from '@inventory/testkit';
 import { createService as users, usersModels } from '@inventory/users';
@@ -107,6 +108,15 @@ describe('GET /api/schema/events/', () => {
     expect(doc.asyncapi).toBe('2.6.0');
     expect(structuralProblems(doc)).toEqual([]);
     expect(Object.values<Json>(doc.servers).map((s) => s.protocol)).toEqual(['amqp']);
+  });
+
+  test('when the official AsyncAPI parser (what the CLI, generator and Studio use) loads it, then it reports no error', async () => {
+    const parser = new Parser();
+    const { document, diagnostics } = await parser.parse(JSON.stringify(doc));
+    // severity 0 is an error (1 a warning, 2 information, 3 a hint)
+    const errors = diagnostics.filter((d) => d.severity === 0).map((d) => `${d.code}: ${d.message} at ${d.path.join('.')}`);
+    expect(errors).toEqual([]);
+    expect(document?.channels().all().length).toBeGreaterThan(0);
   });
 
   test('when tenancy.tenant.created is looked up, then its message is the envelope with data as the Tenant schema of the components', () => {
