@@ -597,6 +597,21 @@ describe('available ASNs', () => {
 });
 
 describe('filters NetBox 3.7 clients send', () => {
+  test('when an address and an FHRP group are assigned to a device\'s and a machine\'s interfaces, then each interface counts them at once (count_ipaddresses, count_fhrp_groups)', async () => {
+    const [d, m] = await Promise.all([theDevice(), theMachine()]);
+    const di = await made('/api/dcim/interfaces/', { device: d.id, name: uniq('cnt'), type: '1000base-t' }, dcimApi);
+    const vi = await made('/api/virtualization/interfaces/', { virtual_machine: m.id, name: uniq('cnt') }, virt);
+    const group = await made('/api/ipam/fhrp-groups/', { protocol: 'vrrp2', group_id: 7 });
+    for (const [type, iface, host] of [['dcim.interface', di, 11], ['virtualization.vminterface', vi, 12]] as const) {
+      await made('/api/ipam/ip-addresses/', { address: `198.51.100.${host}/24`, assigned_object_type: type, assigned_object_id: iface.id });
+      await made('/api/ipam/fhrp-group-assignments/', { group: group.id, interface_type: type, interface_id: iface.id, priority: 100 });
+    }
+    const dcimSide = (await dcimApi.get(`/api/dcim/interfaces/${di.id}/`)).body;
+    const virtSide = (await virt.get(`/api/virtualization/interfaces/${vi.id}/`)).body;
+    expect([dcimSide.count_ipaddresses, dcimSide.count_fhrp_groups]).toEqual([1, 1]);
+    expect([virtSide.count_ipaddresses, virtSide.count_fhrp_groups, virtSide.l2vpn_termination]).toEqual([1, 1, null]);
+  });
+
   test('when sites are filtered by asn (the number), then only the sites holding that ASN come back; an unknown number is a 400', async () => {
     const rir = await made('/api/ipam/rirs/', { name: uniq('RIR'), slug: uniq('rir') });
     const asn = await made('/api/ipam/asns/', { asn: 64512 + seq, rir: rir.id });

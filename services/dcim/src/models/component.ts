@@ -1,5 +1,5 @@
 import { sql, raw, type FilterDef } from '@inventory/filtering';
-import { defineModel, f, type FieldDef, type ModelDef, type ModelHooks, type Row, type ServiceContext, type UniqueDef, type WriteContext } from '@inventory/rest';
+import { defineModel, f, type CountDef, type FieldDef, type ModelDef, type ModelHooks, type Row, type ServiceContext, type UniqueDef, type WriteContext } from '@inventory/rest';
 import { checkNotMoved, componentDevice, deviceComponentFilters } from './device-component';
 import { cabledFields, cabledFilters, checkCabled, decorateCabled, deleteCabled, endpointFields, occupiedField } from '../cabling/cabled';
 
@@ -25,6 +25,8 @@ export interface ComponentOptions {
   hooks?: Partial<ModelHooks>;
   /** Brief fields besides NetBox's `device, name, cable, _occupied`. */
   brief?: string[];
+  /** Counts of other objects naming the component (an interface's addresses, from ipam). */
+  counts?: Record<string, CountDef>;
 }
 
 const capitalized = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
@@ -65,6 +67,7 @@ export function component(o: ComponentOptions): ModelDef {
     search: ['name', 'label', 'description'],
     unique: [{ fields: ['device', 'name'], message: `${name} with this Device and Name already exists.` }, ...(o.unique ?? [])],
     filters: (ctx) => [...deviceComponentFilters(ctx), ...cabledFilters(ctx, endpoint), ...(o.filters?.(ctx) ?? [])],
+    ...(o.counts ? { counts: o.counts } : {}),
     hooks: {
       decorate: decorateCabled(endpoint, o.label === 'dcim.interface'),
       beforeDelete: deleteCabled(o.label),

@@ -62,6 +62,11 @@ export const iface: ModelDef = component({
     l2vpn_termination: f.json({ readOnly: true, virtual: true }),
   },
   filters: (ctx) => interfaceFilters(ctx),
+  // ipam's addresses and FHRP group assignments name their interface by a generic relation: counted from dcim's projections of them
+  counts: {
+    count_ipaddresses: { model: 'ipam.ipaddress', field: 'assigned_object_id', where: `c.data->>'assigned_object_type' = 'dcim.interface'` },
+    count_fhrp_groups: { model: 'ipam.fhrpgroupassignment', field: 'interface_id', where: `c.data->>'interface_type' = 'dcim.interface'` },
+  },
   validate: (row, existing, wctx, body) => checkInterface(row, existing, wctx, body),
   hooks: {
     beforeSave: (columns, existing) => normalizeInterface(columns, existing),

@@ -34,6 +34,8 @@ export const vmInterface: ModelDef = defineModel({
     untagged_vlan: f.fk('ipam.vlan', 'SET_NULL', { filter: false, label: 'untagged VLAN' }),
     tagged_vlans: f.m2m('ipam.vlan', 'vm_interface_tagged_vlans', { filter: false, label: 'tagged VLANs' }),
     vrf: f.fk('ipam.vrf', 'SET_NULL', { filterKey: 'rd', label: 'VRF' }),
+    // there is no L2VPN application here: no termination to show
+    l2vpn_termination: f.json({ readOnly: true, virtual: true, filter: false, orderable: false, label: 'L2VPN termination' }),
   },
   brief: ['virtual_machine', 'name'],
   display: (row) => String(row.name),
@@ -43,6 +45,7 @@ export const vmInterface: ModelDef = defineModel({
   // ipam's addresses name their interface by a generic relation (NetBox's assigned_object_type and _id); 0 until ipam serves them
   counts: {
     count_ipaddresses: { model: 'ipam.ipaddress', field: 'assigned_object_id', where: `c.data->>'assigned_object_type' = 'virtualization.vminterface'` },
+    count_fhrp_groups: { model: 'ipam.fhrpgroupassignment', field: 'interface_id', where: `c.data->>'interface_type' = 'virtualization.vminterface'` },
   },
   filters: (ctx) => interfaceFilters(ctx),
   hooks: {
