@@ -324,7 +324,8 @@ export function runModelContract(title: string, o: ContractOptions): void {
         for (const path of [`${o.path}${made.id}/`, `${o.path}?id=${made.id}`]) {
           const body = ok(await api.get(path), 200).body;
           const object = body.results ? body.results[0] : body;
-          expect([object.created, object.last_updated]).toEqual(['2026-11-28T01:50:56.495100Z', '2026-11-28T01:50:57Z']);
+          // a model whose `created` is a date (the seed's prefixes and addresses) shows the day
+          expect([object.created, object.last_updated]).toEqual([o.model.createdAsDate ? '2026-11-28' : '2026-11-28T01:50:56.495100Z', '2026-11-28T01:50:57Z']);
         }
       });
     }
