@@ -136,6 +136,8 @@ const ROWS: Row[] = [
   ['extras.exporttemplate', 'export template', 'extras', 'export-templates', 'e'],
   ['extras.savedfilter', 'saved filter', 'extras', 'saved-filters', 'e'],
   ['extras.bookmark', 'bookmark', 'extras', 'bookmarks', ''],
+  // NetBox 3.7's EventRule: change-logged with tags and custom fields, no event rules of its own; served beside the webhooks
+  ['extras.eventrule', 'event rule', 'webhooks', 'event-rules', 'tc'],
 ];
 
 /**

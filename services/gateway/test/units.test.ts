@@ -54,6 +54,7 @@ describe('routing table', () => {
   test('when a path is a webhook endpoint, then the webhooks service owns it', () => {
     expect(routeFor('/api/extras/webhooks/3/')?.service).toBe('webhooks');
     expect(routeFor('/api/extras/webhook-deliveries/')?.service).toBe('webhooks');
+    expect(routeFor('/api/extras/event-rules/2/')?.service).toBe('webhooks');
     expect(routeFor('/api/extras/webhooksx/')?.service).toBe('extras');
   });
 

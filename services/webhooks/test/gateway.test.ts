@@ -18,7 +18,7 @@ beforeAll(async () => {
   expect(admin.status).toBe(201);
   await stack.client('users').post('/api/users/permissions/', {
     name: 'webhooks all',
-    object_types: ['extras.webhook', 'extras.webhookdelivery', 'extras.tag'],
+    object_types: ['extras.webhook', 'extras.webhookdelivery', 'extras.eventrule', 'extras.tag'],
     actions: ['view', 'add', 'change', 'delete'],
     users: [admin.body.id],
   });
@@ -63,6 +63,23 @@ describe('webhooks through the gateway', () => {
     expect(deliveries.body.count).toBe(0);
     expect((await gw.post('/api/extras/webhook-deliveries/', {})).status).toBe(405);
     expect((await gw.delete(`/api/extras/webhooks/${created.body.id}/`)).status).toBe(204);
+  });
+
+  test('when an event rule is created at /api/extras/event-rules/, then the webhooks service answers it with the gateway\'s URLs', async () => {
+    expect((await gw.get('/api/extras/')).body['event-rules']).toBe(`${base}/api/extras/event-rules/`);
+    const hook = await gw.post('/api/extras/webhooks/', { name: 'Rule target through the gateway', payload_url: 'http://127.0.0.1:9000/' });
+    expect(hook.status).toBe(201);
+    const rule = await gw.post('/api/extras/event-rules/', {
+      name: 'Sites',
+      content_types: ['dcim.site'],
+      type_create: true,
+      action_object_type: 'extras.webhook',
+      action_object_id: hook.body.id,
+    });
+    expect(rule.status).toBe(201);
+    expect(rule.body.url).toBe(`${base}/api/extras/event-rules/${rule.body.id}/`);
+    expect(rule.body.action_object.url).toBe(`${base}/api/extras/webhooks/${hook.body.id}/`);
+    expect((await gw.get(`/api/extras/event-rules/?action_object_id=${hook.body.id}`)).body.count).toBe(1);
   });
 
   test('when no token is sent, then the webhook list is refused as every guarded model is', async () => {

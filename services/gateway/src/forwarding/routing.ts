@@ -1,6 +1,6 @@
 /**
  * Which service answers a path under /api/. The table is static: an area is
- * owned by the service of the same name, except the webhook endpoints, which
+ * owned by the service of the same name, except the webhook and event rule endpoints, which
  * live in the webhooks dispatcher although NetBox files them under extras.
  */
 
@@ -12,7 +12,7 @@ export const ROOT_AREAS = ['circuits', 'dcim', 'extras', 'ipam', 'plugins', 'ten
 
 /** Endpoints (first segment under the area) owned by another service than the area's. */
 const ENDPOINT_OWNERS: Record<string, Record<string, string>> = {
-  extras: { webhooks: 'webhooks', 'webhook-deliveries': 'webhooks' },
+  extras: { webhooks: 'webhooks', 'webhook-deliveries': 'webhooks', 'event-rules': 'webhooks' },
 };
 
 /** Single paths owned by another service than their endpoint's: the cable paths through a circuit's end are dcim's. */

@@ -72,7 +72,8 @@ export class Dispatcher {
       batchSize: MATCH_BATCH,
       prefetch: MATCH_BATCH * 2,
       batchHandler: async (events, tx) => {
-        const made = await recordDeliveries(tx, o.ctx.db.table('webhook_delivery'), matchEvents(await enabledHooks(tx, o.ctx.db.table('webhook')), events));
+        const hooks = await enabledHooks(tx, { webhook: o.ctx.db.table('webhook'), rule: o.ctx.db.table('event_rule') });
+        const made = await recordDeliveries(tx, o.ctx.db.table('webhook_delivery'), matchEvents(hooks, events));
         // published after the commit (a crash in between leaves them `queued`: the sweep finds them)
         return made.length ? () => this.queue(made.map((d) => ({ delivery: d.id, attempt: 1, webhook: d.webhookId }))) : undefined;
       },

@@ -18,7 +18,7 @@ export const DELIVERY_STATUS = [
  * delivery states, plus `retrying` for the automatic retries), read-only
  * over REST (`/api/extras/webhook-deliveries/`): the dispatcher writes the
  * rows in its own transactions. A redelivered event never makes a second
- * delivery (unique webhook and event id). `attempts` lists each try as
+ * delivery (unique webhook, event id and event rule). `attempts` lists each try as
  * `{time, status_code, duration_ms, error, response}`; `attempts` and
  * `attempt_count` have no column default, so the dispatcher's insert gives
  * them (`[]`, 0).
@@ -31,6 +31,8 @@ export const webhookDelivery: ModelDef = defineModel({
   verboseNamePlural: 'webhook deliveries',
   fields: {
     webhook: f.fk('extras.webhook', 'CASCADE', { readOnly: true, required: true, filterKey: 'name' }),
+    // the event rule that made it; null for the webhook's own triggers (the seed's shape)
+    event_rule: f.fk('extras.eventrule', 'CASCADE', { readOnly: true, nullable: true, filterKey: 'name' }),
     event_id: f.string(36, { readOnly: true, required: true }),
     event: f.choice(DELIVERY_EVENTS, { readOnly: true, required: true }),
     object_type: f.string(100, { readOnly: true, required: true }),
@@ -51,5 +53,9 @@ export const webhookDelivery: ModelDef = defineModel({
   display: (r) => `${String(r.object_type)} ${String(r.object_id)} ${String(r.event)}`,
   ordering: ['-created', '-id'],
   search: ['object_type', 'request_id', 'event_id'],
-  unique: [{ fields: ['webhook', 'event_id'], message: 'This event already has a delivery for this webhook.' }],
+  // one delivery per match: the webhook's own triggers once, each event rule naming it once
+  unique: [
+    { fields: ['webhook', 'event_id'], whenNull: ['event_rule'], message: 'This event already has a delivery for this webhook.' },
+    { fields: ['webhook', 'event_id', 'event_rule'], message: 'This event already has a delivery for this webhook and event rule.' },
+  ],
 });

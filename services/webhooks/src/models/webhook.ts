@@ -3,6 +3,7 @@ import { contentType } from '@inventory/refs';
 import { contentTypesIdFilter, defineModel, f, type ModelDef, type Row } from '@inventory/rest';
 import { validateConditions } from '../dispatch/conditions';
 import { validateTemplate } from '../dispatch/render';
+import { deleteRulesOf } from './event-rule';
 
 export const HTTP_METHODS = [
   ['GET', 'GET'],
@@ -24,7 +25,10 @@ const supportsEvents = (label: string) => !!contentType(label)?.features.events;
 
 /**
  * The seed's webhook record (spec README: one record, NetBox 3.6's wire
- * names) with NetBox 3.7's description, tags and custom fields. `secret`
+ * names) with NetBox 3.7's description, tags and custom fields. Created
+ * without its triggers (no `content_types` and no event type: NetBox 3.7's
+ * shape) it fires only through the event rules that name it
+ * (docs/decisions/027-event-rules.md). `secret`
  * is write-only: never in a response, a change record or an event (NetBox
  * returns it in clear text; here only the dispatcher reads it, from its
  * table).
@@ -35,7 +39,8 @@ export const webhook: ModelDef = defineModel({
   table: 'webhook',
   verboseName: 'webhook',
   fields: {
-    content_types: f.contentTypes({ required: true, allowed: supportsEvents }),
+    // required with an event type (the seed's shape); left out with none, a 3.7-shaped webhook has no triggers of its own
+    content_types: f.contentTypes({ required: true, default: [], allowed: supportsEvents }),
     name: f.name(150, { unique: true }),
     description: f.description(),
     type_create: f.boolean(false),
@@ -57,13 +62,18 @@ export const webhook: ModelDef = defineModel({
   ordering: ['name'],
   search: ['name', 'description', 'payload_url'],
   filters: () => [contentTypesIdFilter()],
-  hooks: { validate: validateWebhook },
+  hooks: { validate: validateWebhook, beforeDelete: deleteRulesOf },
 });
 
 /** What is accepted on save is exactly what the dispatcher can evaluate and render. */
-function validateWebhook(row: Row): void {
+function validateWebhook(row: Row, _existing: Row | null, _wctx: unknown, body: Row): void {
   const errs: Record<string, string[]> = {};
-  if (!row.type_create && !row.type_update && !row.type_delete) errs.__all__ = [NO_EVENT_TYPE];
+  const anyType = !!(row.type_create || row.type_update || row.type_delete);
+  const given = !!body && typeof body === 'object' && 'content_types' in body;
+  const watched = Array.isArray(row.content_types) && row.content_types.length > 0;
+  // the seed's shape (object types given) needs an event type, and an event type needs object types
+  if ((given || watched) && !anyType) errs.__all__ = [NO_EVENT_TYPE];
+  if (anyType && !given && !watched) errs.content_types = ['This field is required.'];
   if (row.conditions !== null && row.conditions !== undefined) {
     const problem = validateConditions(row.conditions);
     if (problem) errs.conditions = [problem];
