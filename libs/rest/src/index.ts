@@ -11,7 +11,8 @@ export { baseUrl, contentTypeIdFilter, contentTypesFilter, contentTypesIdFilter,
 export { awaitReaders, capture, insert, notADict, noteTouched, prepare, removeGenericReferrers, resolveLocal, resolveRefs, rewriteCustomFieldData, runChange, runWrite } from './write';
 export type { CustomFieldDataOp, Respond } from './write';
 export { eventSource, warmReferences } from './references';
-export { createObjects, modelOpenApi, renderConfigHandler, schemaName } from './http';
+export { createObjects, modelOpenApi, mountRoute, RENDERED_SCHEMAS, renderConfigHandler, renderConfigRoute, renderOperation, schemaName } from './http';
+export type { RouteDecl, RouteHandler, RouteOperation } from './http';
 export { periodic } from './periodic';
 export { createRestService } from './service';
 export type { RestService, Worker } from './service';

@@ -1,4 +1,4 @@
-import { createRestService, renderConfigHandler, type RestService } from '@inventory/rest';
+import { createRestService, mountRoute, renderConfigRoute, type RestService } from '@inventory/rest';
 import type { BaseConfig } from '@inventory/core';
 import { device, models } from './models';
 import { migrations } from './migrations';
@@ -19,7 +19,7 @@ export function createService(config: BaseConfig): RestService {
       cablingRoutes(app, ctx);
       mountCircuitPaths(app, ctx);
       // the device's own config template, else its role's, else its platform's (§3.4)
-      app.post('/api/dcim/devices/:id/render-config/', renderConfigHandler(ctx, device, { templateFrom: ['config_template', 'role', 'platform'] }));
+      mountRoute(app, renderConfigRoute(ctx, device, { templateFrom: ['config_template', 'role', 'platform'] }));
     },
   });
 }

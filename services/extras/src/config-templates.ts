@@ -1,6 +1,6 @@
 import type { Express, Request, Response } from 'express';
 import { BadRequest, HttpError, NotFound, sendJson } from '@inventory/core';
-import { baseUrl, fetchByIds, identityOf, nestedFor, parseId, requirePermission, type ServiceContext } from '@inventory/rest';
+import { baseUrl, fetchByIds, identityOf, mountRoute, nestedFor, parseId, RENDERED_SCHEMAS, renderOperation, requirePermission, type ServiceContext } from '@inventory/rest';
 import { renderJinja, TemplateRenderError } from '@inventory/templates';
 import { configTemplate } from './models';
 
@@ -12,25 +12,32 @@ import { configTemplate } from './models';
  * error is NetBox's 500 naming the line.
  */
 export function mountConfigTemplateRender(app: Express, ctx: ServiceContext): void {
-  app.post('/api/extras/config-templates/:id/render/', async (req: Request, res: Response) => {
-    const id = parseId(req.params.id);
-    const scope = requirePermission(ctx, configTemplate, identityOf(res), 'add');
-    const body: unknown = req.body;
-    if (body !== undefined && body !== null && (typeof body !== 'object' || Array.isArray(body))) throw new BadRequest('The request body must be a JSON object.');
-    const [row] = await fetchByIds(ctx, configTemplate, [id], ctx.db, scope);
-    if (!row) throw new NotFound();
-    let content: string;
-    try {
-      content = await renderJinja(String(row.template_code ?? ''), (body as Record<string, unknown> | null | undefined) ?? {}, row.environment_params);
-    } catch (err) {
-      if (!(err instanceof TemplateRenderError)) throw err;
-      throw new HttpError(500, { detail: `An error occurred while rendering the template (line ${err.line ?? 'None'}): ${err.message}` });
-    }
-    if (req.accepts(['application/json', 'text/plain']) === 'text/plain') {
-      res.status(200).type('text/plain; charset=utf-8').send(content);
-      return;
-    }
-    const nested = (await nestedFor(ctx, configTemplate.label, [id], baseUrl(req, ctx.settings.publicUrl))).get(id);
-    sendJson(res, 200, { configtemplate: nested, content });
+  mountRoute(app, {
+    path: '/api/extras/config-templates/:id/render/',
+    idOf: configTemplate.verboseName,
+    schemas: RENDERED_SCHEMAS,
+    operations: { post: renderOperation((req, res) => render(ctx, req, res), 'Render a ConfigTemplate using the context data provided (if any).') },
   });
+}
+
+async function render(ctx: ServiceContext, req: Request, res: Response): Promise<void> {
+  const id = parseId(req.params.id);
+  const scope = requirePermission(ctx, configTemplate, identityOf(res), 'add');
+  const body: unknown = req.body;
+  if (body !== undefined && body !== null && (typeof body !== 'object' || Array.isArray(body))) throw new BadRequest('The request body must be a JSON object.');
+  const [row] = await fetchByIds(ctx, configTemplate, [id], ctx.db, scope);
+  if (!row) throw new NotFound();
+  let content: string;
+  try {
+    content = await renderJinja(String(row.template_code ?? ''), (body as Record<string, unknown> | null | undefined) ?? {}, row.environment_params);
+  } catch (err) {
+    if (!(err instanceof TemplateRenderError)) throw err;
+    throw new HttpError(500, { detail: `An error occurred while rendering the template (line ${err.line ?? 'None'}): ${err.message}` });
+  }
+  if (req.accepts(['application/json', 'text/plain']) === 'text/plain') {
+    res.status(200).type('text/plain; charset=utf-8').send(content);
+    return;
+  }
+  const nested = (await nestedFor(ctx, configTemplate.label, [id], baseUrl(req, ctx.settings.publicUrl))).get(id);
+  sendJson(res, 200, { configtemplate: nested, content });
 }

@@ -1,7 +1,7 @@
 import type { Express } from 'express';
 import { buildFilter, sql, raw, type FilterDef } from '@inventory/filtering';
 import { CONTENT_TYPES, contentTypeDisplay, type ContentType } from '@inventory/refs';
-import { baseUrl, ignoredHeader, pageLinks, parsePage, requirePermission, identityOf, type ServiceContext, defineModel, f } from '@inventory/rest';
+import { baseUrl, ignoredHeader, modelOpenApi, mountRoute, pageLinks, parsePage, requirePermission, identityOf, type RouteHandler, type ServiceContext, defineModel, f } from '@inventory/rest';
 import { NotFound } from '@inventory/core';
 
 /**
@@ -49,7 +49,7 @@ export function mountContentTypes(app: Express, ctx: ServiceContext): void {
     },
   ];
   const base = (req: Parameters<typeof baseUrl>[0]) => baseUrl(req, ctx.settings.publicUrl);
-  app.get('/api/extras/content-types/', async (req, res) => {
+  const list: RouteHandler = async (req, res) => {
     // no model permission needed, like /api/status/ (authenticated, or login not required)
     if (ctx.settings.loginRequired && !identityOf(res).user) requirePermission(ctx, contentTypeModel, identityOf(res), 'view');
     const url = new URL(req.originalUrl, base(req));
@@ -62,10 +62,17 @@ export function mountContentTypes(app: Express, ctx: ServiceContext): void {
     const byId = new Map(CONTENT_TYPES.map((c) => [c.id, c]));
     const links = pageLinks(url, page, ids.length);
     res.json({ count: ids.length, next: links.next, previous: links.previous, results: slice.map((id) => represent(byId.get(id)!, base(req))) });
-  });
-  app.get('/api/extras/content-types/:id/', (req, res) => {
+  };
+  const retrieve: RouteHandler = (req, res) => {
     const ct = /^\d+$/.test(String(req.params.id)) ? CONTENT_TYPES.find((c) => c.id === Number(req.params.id)) : undefined;
     if (!ct) throw new NotFound();
     res.json(represent(ct, base(req)));
-  });
+  };
+  // documented as NetBox's read-only ContentTypeViewSet, from the same declaration as a model
+  const { schemas } = modelOpenApi(contentTypeModel, 'extras', new Map(), []);
+  const own = { ContentType: schemas.ContentType, PaginatedContentTypeList: schemas.PaginatedContentTypeList } as Record<string, Record<string, unknown>>;
+  const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+  const query = ['limit', 'offset', ...filters.map((d) => d.name)].map((name) => ({ name, in: 'query', required: false, schema: { type: ['id', 'limit', 'offset'].includes(name) ? 'integer' : 'string' } }));
+  mountRoute(app, { path: '/api/extras/content-types/', name: 'Content Type List', schemas: own, operations: { get: { handler: list, query, response: ref('PaginatedContentTypeList'), operationId: 'extras_content_types_list' } } });
+  mountRoute(app, { path: '/api/extras/content-types/:id/', idOf: 'content type', name: 'Content Type Instance', operations: { get: { handler: retrieve, response: ref('ContentType') } } });
 }

@@ -1,8 +1,3 @@
-import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import { readConfig } from '@inventory/core';
 import { IDENTITY_HEADER, serviceIdentity, signIdentity, verifyIdentity, type IdentityUser } from '@inventory/auth';
 import { freePort } from '@inventory/infra';
@@ -11,6 +6,7 @@ import { createService as tenancy } from '@inventory/tenancy';
 import { createService as extras } from '@inventory/extras';
 import { createGateway, gatewayConfig, type Gateway } from '@inventory/gateway';
 import { startUsersDouble, type UsersDouble } from './users-double';
+import { validateOpenApi } from './validate-openapi';
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const NOT_PROVIDED = 'Authentication credentials were not provided.';
@@ -587,25 +583,3 @@ describe('failures and settings', () => {
     expect((await anon.post('/api/users/tokens/provision/', { username: 'a', password: 'b' })).status).toBe(201);
   });
 });
-
-const VALIDATOR_CLI = path.join(__dirname, '../../../node_modules/@seriousme/openapi-schema-validator/bin/validate-api-cli.js');
-
-/**
- * Validates with @seriousme/openapi-schema-validator. It is an ES module,
- * which jest's CommonJS runtime cannot load, so it runs in a child node.
- */
-async function validateOpenApi(doc: unknown): Promise<{ valid: boolean; errors?: unknown }> {
-  if (!existsSync(VALIDATOR_CLI)) throw new Error('@seriousme/openapi-schema-validator is not installed');
-  const dir = mkdtempSync(path.join(tmpdir(), 'openapi-'));
-  const file = path.join(dir, 'schema.json');
-  writeFileSync(file, JSON.stringify(doc));
-  try {
-    const { stdout } = await promisify(execFile)(process.execPath, [VALIDATOR_CLI, file], { maxBuffer: 64 * 1024 * 1024 });
-    return JSON.parse(stdout);
-  } catch (err) {
-    const out = (err as { stdout?: string }).stdout;
-    return out ? JSON.parse(out) : { valid: false, errors: String(err) };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}

@@ -1,4 +1,4 @@
-import { createRestService, renderConfigHandler, type RestService } from '@inventory/rest';
+import { createRestService, mountRoute, renderConfigRoute, type RestService } from '@inventory/rest';
 import type { BaseConfig } from '@inventory/core';
 import { models, virtualMachine } from './models';
 import { migrations } from './migrations';
@@ -12,7 +12,7 @@ export function createService(config: BaseConfig): RestService {
     migrations,
     // the machine's own config template, else its role's, else its platform's
     routes: (app, ctx) => {
-      app.post('/api/virtualization/virtual-machines/:id/render-config/', renderConfigHandler(ctx, virtualMachine, { templateFrom: ['config_template', 'role', 'platform'] }));
+      mountRoute(app, renderConfigRoute(ctx, virtualMachine, { templateFrom: ['config_template', 'role', 'platform'] }));
     },
   });
 }

@@ -2,7 +2,8 @@ import type { Request, Response } from 'express';
 import { BadRequest, HttpError, NotFound, sendJson } from '@inventory/core';
 import { sql, raw } from '@inventory/filtering';
 import { renderJinja, TemplateRenderError } from '@inventory/templates';
-import type { Queryable, ModelDef, ServiceContext, Row } from '../model';
+import { areaOf, type Queryable, type ModelDef, type ServiceContext, type Row } from '../model';
+import type { RouteDecl, RouteHandler, RouteOperation } from './routes';
 import { projectedModels, projection } from '../projections';
 import { fetchByIds, identityOf, parseId, requirePermission, nestedFor, represent, baseUrl } from '../read';
 import { resolveRefs } from '../write';
@@ -132,5 +133,39 @@ export function renderConfigHandler(ctx: ServiceContext, model: ModelDef, opts: 
       return;
     }
     sendJson(res, 200, out);
+  };
+}
+
+/** The rendered answer's schema (render-config and a config template's render/), and the body both take. */
+export const RENDERED_SCHEMAS = {
+  RenderedConfig: {
+    type: 'object',
+    properties: {
+      configtemplate: { type: 'object', properties: { id: { type: 'integer' }, url: { type: 'string', format: 'uri' }, display: { type: 'string' }, name: { type: 'string' } }, additionalProperties: true },
+      content: { type: 'string' },
+    },
+    required: ['configtemplate', 'content'],
+  },
+};
+
+/** The documented render operation: a JSON object in, the rendered config out (the text alone with `Accept: text/plain`). */
+export function renderOperation(handler: RouteHandler, summary: string): RouteOperation {
+  return {
+    handler,
+    summary,
+    request: { type: 'object', additionalProperties: true, description: 'Context data over the defaults.' },
+    response: { $ref: '#/components/schemas/RenderedConfig' },
+    alternatives: { 'text/plain': { type: 'string' } },
+  };
+}
+
+/** `POST …/{id}/render-config/` of a model, declared for mountRoute. */
+export function renderConfigRoute(ctx: ServiceContext, model: ModelDef, opts: RenderConfigOptions): RouteDecl {
+  return {
+    path: `/api/${areaOf(model, ctx)}/${model.endpoint}/:id/render-config/`,
+    idOf: model.verboseName,
+    name: 'Render Config',
+    schemas: RENDERED_SCHEMAS,
+    operations: { post: renderOperation(renderConfigHandler(ctx, model, opts), `Resolve and render the preferred ConfigTemplate for this ${model.verboseName}.`) },
   };
 }

@@ -6,6 +6,8 @@ import { TEXT_TYPES, type ModelDef, areaOf, type ServiceContext, TAGGED_ITEM_TAB
 import { filtersFor, keyResolver, identityOf, nestedFor } from '../read';
 import { rewriteCustomFieldData, type CustomFieldDataOp, protectingObjects, resolveLocal } from '../write';
 import { COMMON_SCHEMAS, modelOpenApi } from './openapi';
+import { mountedRoutes } from './routes';
+import { routeOpenApi } from './routes-openapi';
 import { recordsFor, snapshotPage, declaredReferences } from '../references';
 import { release, reserveAndCheck } from '../projections';
 
@@ -185,6 +187,10 @@ function mountDocumentEndpoints(app: Express, ctx: ServiceContext): void {
       Object.assign(paths, doc.paths);
       Object.assign(schemas, doc.schemas);
     }
+    // the service's own routes, as mounted (mountRoute)
+    const own = routeOpenApi(mountedRoutes(app));
+    Object.assign(paths, own.paths);
+    Object.assign(schemas, own.schemas);
     res.json({ paths, components: { schemas } });
   });
   // the change events' channels and messages; `data` is the same component schema as above (filters play no part in it)

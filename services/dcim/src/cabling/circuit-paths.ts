@@ -2,9 +2,10 @@ import type { Express, Request, Response } from 'express';
 import { NotAuthenticated, NotFound, PermissionDenied, sendJson } from '@inventory/core';
 import { authorize } from '@inventory/auth';
 import { sql } from '@inventory/filtering';
-import { baseUrl, identityOf, parseId, projectedModels, projection, type ServiceContext } from '@inventory/rest';
+import { baseUrl, identityOf, mountRoute, parseId, projectedModels, projection, type ServiceContext } from '@inventory/rest';
 import { nestedNodes } from './cabled';
 import { node, pathsThrough } from './paths';
+import { pathsRoute } from './routes';
 
 const LABEL = 'circuits.circuittermination';
 
@@ -41,5 +42,5 @@ async function circuitTerminationPaths(ctx: ServiceContext, req: Request, res: R
 }
 
 export function mountCircuitPaths(app: Express, ctx: ServiceContext): void {
-  app.get('/api/circuits/circuit-terminations/:id/paths/', (req, res) => circuitTerminationPaths(ctx, req, res));
+  mountRoute(app, pathsRoute('/api/circuits/circuit-terminations/:id/paths/', 'circuit termination', (req, res) => circuitTerminationPaths(ctx, req, res)));
 }

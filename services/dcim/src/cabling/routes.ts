@@ -1,7 +1,23 @@
 import type { Express, Request, Response } from 'express';
 import { NotFound, ValidationError, sendJson } from '@inventory/core';
 import { sql, raw } from '@inventory/filtering';
-import { baseUrl, fetchByIds, identityOf, objectUrl, parseId, represent, requirePermission, type ModelDef, type Queryable, type Row, type ServiceContext } from '@inventory/rest';
+import {
+  baseUrl,
+  fetchByIds,
+  identityOf,
+  mountRoute,
+  objectUrl,
+  parseId,
+  represent,
+  requirePermission,
+  type ModelDef,
+  type Queryable,
+  type RouteDecl,
+  type RouteHandler,
+  type Row,
+  type ServiceContext,
+} from '@inventory/rest';
+import { CABLE_PATH, TRACE_SEGMENT, ref } from './schemas';
 import { nestedNodes } from './cabled';
 import { TERMINATION_TABLES, destinationsOf, node, parseNode, pathsByIds, pathsThrough, type PathNode } from './paths';
 
@@ -14,13 +30,53 @@ import { TERMINATION_TABLES, destinationsOf, node, parseNode, pathsByIds, pathsT
 export function cablingRoutes(app: Express, ctx: ServiceContext): void {
   for (const label of ['dcim.consoleport', 'dcim.consoleserverport', 'dcim.powerport', 'dcim.poweroutlet', 'dcim.interface', 'dcim.powerfeed']) {
     const model = ctx.models.get(label);
-    if (model) app.get(`/api/dcim/${model.endpoint}/:id/trace/`, (req, res) => trace(ctx, model, req, res));
+    if (!model) continue;
+    mountRoute(app, {
+      path: `/api/dcim/${model.endpoint}/:id/trace/`,
+      idOf: model.verboseName,
+      operations: {
+        get: {
+          handler: (req, res) => trace(ctx, model, req, res),
+          summary: 'Trace a complete cable path and return each segment as a three-tuple of (termination, cable, termination).',
+          response: { type: 'array', items: TRACE_SEGMENT },
+          operationId: `dcim_${model.endpoint.replace(/-/g, '_')}_trace_retrieve`,
+        },
+      },
+    });
   }
   for (const label of ['dcim.frontport', 'dcim.rearport']) {
     const model = ctx.models.get(label);
-    if (model) app.get(`/api/dcim/${model.endpoint}/:id/paths/`, (req, res) => paths(ctx, model, req, res));
+    if (model) mountRoute(app, pathsRoute(`/api/dcim/${model.endpoint}/:id/paths/`, model.verboseName, (req, res) => paths(ctx, model, req, res)));
   }
-  app.get('/api/dcim/connected-device/', (req, res) => connectedDevice(ctx, req, res));
+  mountRoute(app, {
+    path: '/api/dcim/connected-device/',
+    operations: {
+      get: {
+        handler: (req, res) => connectedDevice(ctx, req, res),
+        summary: 'The device connected to the given interface of the given peer device.',
+        query: ['peer_device', 'peer_interface'].map((name) => ({ name, in: 'query', required: true, schema: { type: 'string' } })),
+        response: ref('Device'),
+        operationId: 'dcim_connected_device_list',
+      },
+    },
+  });
+}
+
+/** A pass-through's `paths/` (front and rear ports, circuit terminations): every cable path through it. */
+export function pathsRoute(path: string, idOf: string, handler: RouteHandler): RouteDecl {
+  return {
+    path,
+    idOf,
+    schemas: { CablePath: CABLE_PATH },
+    operations: {
+      get: {
+        handler,
+        summary: 'Return all CablePaths which traverse a given pass-through port.',
+        response: { type: 'array', items: ref('CablePath') },
+        operationId: `${path.split('/')[2]}_${path.split('/')[3].replace(/-/g, '_')}_paths_retrieve`,
+      },
+    },
+  };
 }
 
 /** The object the path names, within what the caller may view; 404 otherwise. */

@@ -4,6 +4,7 @@ import { sql, raw, type Sql } from '@inventory/filtering';
 import {
   baseUrl,
   identityOf,
+  mountRoute,
   nestedFor,
   pageLinks,
   parseId,
@@ -158,6 +159,59 @@ async function elevation(ctx: ServiceContext, req: Request, res: Response): Prom
   sendJson(res, 200, { count: units.length, next: links.next, previous: links.previous, results });
 }
 
+const query = (name: string, schema: Record<string, unknown>, description?: string) => ({ name, in: 'query', required: false, schema, ...(description ? { description } : {}) });
+
+/** NetBox's RackElevationDetailFilterSerializer, as query parameters. */
+const ELEVATION_PARAMETERS = [
+  query('face', { type: 'string', enum: Object.keys(FACES), default: 'front' }),
+  query('render', { type: 'string', enum: ['json', 'svg'], default: 'json' }),
+  query('unit_width', { type: 'integer', default: 220 }),
+  query('unit_height', { type: 'integer', default: 22 }),
+  query('legend_width', { type: 'integer', default: 30 }),
+  query('margin_width', { type: 'integer', default: 15 }),
+  query('exclude', { type: 'integer' }),
+  query('expand_devices', { type: 'boolean', default: true }),
+  query('include_images', { type: 'boolean', default: true }),
+  query('highlight', { type: 'array', items: { type: 'string' } }),
+  query('q', { type: 'string' }),
+  query('limit', { type: 'integer' }),
+  query('offset', { type: 'integer' }),
+];
+
+const RACK_UNIT = {
+  type: 'object',
+  properties: {
+    id: { type: 'number', readOnly: true },
+    name: { type: 'string', readOnly: true },
+    face: { type: 'object', properties: { value: { type: 'string', enum: Object.keys(FACES) }, label: { type: 'string' } }, readOnly: true },
+    device: { allOf: [{ $ref: '#/components/schemas/BriefDevice' }], nullable: true, readOnly: true },
+    occupied: { type: 'boolean', readOnly: true },
+    display: { type: 'string', readOnly: true },
+  },
+  required: ['id', 'name', 'face', 'device', 'occupied', 'display'],
+};
+
 export function mountElevation(app: Express, ctx: ServiceContext): void {
-  app.get('/api/dcim/racks/:id/elevation/', (req, res) => elevation(ctx, req, res));
+  mountRoute(app, {
+      path: '/api/dcim/racks/:id/elevation/',
+      idOf: rack.verboseName,
+      schemas: {
+        RackUnit: RACK_UNIT,
+        PaginatedRackUnitList: {
+          type: 'object',
+          required: ['count', 'results'],
+          properties: { count: { type: 'integer' }, next: { type: 'string', nullable: true, format: 'uri' }, previous: { type: 'string', nullable: true, format: 'uri' }, results: { type: 'array', items: { $ref: '#/components/schemas/RackUnit' } } },
+        },
+      },
+      operations: {
+        get: {
+          handler: (req, res) => elevation(ctx, req, res),
+          summary: 'Rack elevation representing the list of rack units. Also supports rendering the elevation as an SVG.',
+          query: ELEVATION_PARAMETERS,
+          response: { $ref: '#/components/schemas/PaginatedRackUnitList' },
+          alternatives: { 'image/svg+xml': { type: 'string' } },
+          operationId: 'dcim_racks_elevation_retrieve',
+        },
+      },
+  });
 }

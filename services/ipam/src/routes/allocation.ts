@@ -11,10 +11,13 @@ import {
   requirePermission,
   runWrite,
   warmReferences,
+  mountRoute,
   notADict,
+  schemaName,
   type ModelDef,
   type Queryable,
   type Respond,
+  type RouteHandler,
   type Row,
   type ServiceContext,
 } from '@inventory/rest';
@@ -32,6 +35,8 @@ export const INSUFFICIENT = 'Insufficient resources are available to satisfy the
 export interface Allocator {
   /** Path below /api/ipam/, e.g. `prefixes/:id/available-ips/`. */
   path: string;
+  /** NetBox's schema of a listed free value (`AvailableIP`), for the OpenAPI document. */
+  free: FreeSchema;
   parent: ModelDef;
   child: ModelDef;
   /** NetBox's advisory-lock key of the endpoint (all allocations of the kind serialise on it). */
@@ -55,6 +60,12 @@ export interface Allocator {
   allocate: (q: Queryable, ctx: ServiceContext, parent: Row, items: Row[]) => Promise<Row[] | null>;
 }
 
+/** A listed free value's component schema. */
+export interface FreeSchema {
+  name: string;
+  schema: Record<string, unknown>;
+}
+
 /**
  * An allocator over integers (VIDs, ASNs): the first free values in order,
  * one per item.
@@ -62,6 +73,8 @@ export interface Allocator {
 export interface IntegerPool {
   /** Path below /api/ipam/, e.g. `vlan-groups/:id/available-vlans/`. */
   path: string;
+  /** Named `listed`: `free` is the pool's query. */
+  listed: FreeSchema;
   parent: ModelDef;
   child: ModelDef;
   lockKey: number;
@@ -88,6 +101,7 @@ export function integerAllocator(pool: IntegerPool): Allocator {
   const check = pool.check;
   return {
     path: pool.path,
+    free: pool.listed,
     parent: pool.parent,
     child: pool.child,
     lockKey: pool.lockKey,
@@ -118,17 +132,18 @@ async function findParent(ctx: ServiceContext, a: Allocator, req: Request, res: 
   return row;
 }
 
-/** GET lists free values; POST allocates one object (or a list), in the unit of work every write runs in. */
-export function mountAllocator(app: Express, ctx: ServiceContext, a: Allocator): void {
-  const path = `/api/ipam/${a.path}`;
-
-  app.get(path, async (req, res) => {
+/** GET: the free values the parent still has, as `a.list` shows them. */
+function listFree(ctx: ServiceContext, a: Allocator): RouteHandler {
+  return async (req, res) => {
     requirePermission(ctx, a.child, identityOf(res), 'view');
     const parent = await findParent(ctx, a, req, res, ctx.db);
     sendJson(res, 200, await a.list(ctx.db, ctx, parent, req, baseUrl(req, ctx.settings.publicUrl)));
-  });
+  };
+}
 
-  app.post(path, async (req, res) => {
+/** POST: one object (or a list) allocated from the parent, in the unit of work every write runs in. */
+function allocate(ctx: ServiceContext, a: Allocator): RouteHandler {
+  return async (req, res) => {
     const identity = identityOf(res);
     const scope = requirePermission(ctx, a.child, identity, 'add');
     const parent = await findParent(ctx, a, req, res, ctx.db);
@@ -159,6 +174,32 @@ export function mountAllocator(app: Express, ctx: ServiceContext, a: Allocator):
       },
       respondCreated(ctx, a.child, baseUrl(req, ctx.settings.publicUrl)),
     );
+  };
+}
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const oneOrMany = (name: string) => ({ oneOf: [ref(name), { type: 'array', items: ref(name) }] });
+
+/** GET lists free values; POST allocates one object (or a list); both documented from `a.free`. */
+export function mountAllocator(app: Express, ctx: ServiceContext, a: Allocator): void {
+  const child = schemaName(a.child);
+  mountRoute(app, {
+    path: `/api/ipam/${a.path}`,
+    idOf: a.parent.verboseName,
+    schemas: { [a.free.name]: a.free.schema },
+    operations: {
+      get: {
+        handler: listFree(ctx, a),
+        query: [{ name: 'limit', in: 'query', required: false, description: 'How many to list (default 50, 0 or over 1000: 1000).', schema: { type: 'integer' } }],
+        response: { type: 'array', items: ref(a.free.name) },
+      },
+      post: {
+        handler: allocate(ctx, a),
+        request: oneOrMany(`${child}Request`),
+        status: 201,
+        response: oneOrMany(child),
+      },
+    },
   });
 }
 

@@ -45,6 +45,14 @@ const childPrefixes = (ctx: ServiceContext, parent: Row) => ({ table: tableOf(ct
  */
 export const availablePrefixesOfPrefix: Allocator = {
   path: 'prefixes/:id/available-prefixes/',
+  free: {
+    name: 'AvailablePrefix',
+    schema: {
+      type: 'object',
+      properties: { family: { type: 'integer', readOnly: true }, prefix: { type: 'string', readOnly: true }, vrf: { allOf: [{ $ref: '#/components/schemas/BriefVRF' }], nullable: true } },
+      required: ['family', 'prefix', 'vrf'],
+    },
+  },
   parent: prefix,
   child: prefix,
   lockKey: PREFIX_ALLOCATION_LOCK,
@@ -114,6 +122,16 @@ function rangeIps(q: Queryable, ctx: ServiceContext, parent: Row, count: number)
   });
 }
 
+/** NetBox's AvailableIPSerializer. */
+const AVAILABLE_IP = {
+  name: 'AvailableIP',
+  schema: {
+    type: 'object',
+    properties: { family: { type: 'integer', readOnly: true }, address: { type: 'string', readOnly: true }, vrf: { allOf: [{ $ref: '#/components/schemas/BriefVRF' }], nullable: true } },
+    required: ['family', 'address', 'vrf'],
+  },
+};
+
 /**
  * An `available-ips` endpoint: GET lists the first `limit` free addresses
  * with the parent's mask; POST gives each item the next one and the
@@ -127,6 +145,7 @@ function availableIps(
 ): Allocator {
   return {
     path,
+    free: AVAILABLE_IP,
     parent,
     child: ipAddress,
     lockKey: IP_ALLOCATION_LOCK,

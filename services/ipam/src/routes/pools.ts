@@ -7,6 +7,10 @@ import { mountPool, type IntegerPool } from './allocation';
 /** §4.4: the VIDs of a VLAN group's range that none of its VLANs uses. */
 export const availableVlans: IntegerPool = {
   path: 'vlan-groups/:id/available-vlans/',
+  listed: {
+    name: 'AvailableVLAN',
+    schema: { type: 'object', properties: { vid: { type: 'integer' }, group: { allOf: [{ $ref: '#/components/schemas/BriefVLANGroup' }], nullable: true } }, required: ['vid', 'group'] },
+  },
   parent: vlanGroup,
   child: vlan,
   lockKey: 100300,
@@ -41,6 +45,10 @@ export const availableVlans: IntegerPool = {
  */
 export const availableAsns: IntegerPool = {
   path: 'asn-ranges/:id/available-asns/',
+  listed: {
+    name: 'AvailableASN',
+    schema: { type: 'object', properties: { rir: { allOf: [{ $ref: '#/components/schemas/BriefRIR' }], nullable: true }, asn: { type: 'integer' } }, required: ['rir', 'asn'] },
+  },
   parent: asnRange,
   child: asn,
   lockKey: 100400,

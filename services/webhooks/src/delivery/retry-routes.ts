@@ -1,7 +1,7 @@
 import type { Express } from 'express';
 import { NotFound, ServiceUnavailable } from '@inventory/core';
 import { sql, raw, and, type Sql } from '@inventory/filtering';
-import { identityOf, requirePermission, type ServiceContext } from '@inventory/rest';
+import { identityOf, mountRoute, requirePermission, type ServiceContext } from '@inventory/rest';
 import { webhookDelivery } from '../models/delivery';
 import type { Dispatcher } from './dispatcher';
 
@@ -27,20 +27,45 @@ export async function retryDeliveries(ctx: ServiceContext, dispatcher: Dispatche
  */
 export function mountRetryRoutes(app: Express, ctx: ServiceContext, dispatcher: () => Dispatcher | null): void {
   const send = (where: Sql): Promise<number> => retryDeliveries(ctx, dispatcher(), where);
-  app.post(`${PATH}retry/`, async (req, res) => {
-    const scope = requirePermission(ctx, webhookDelivery, identityOf(res), 'change');
-    const q = req.query as Record<string, unknown>;
-    const parts: Sql[] = [scope, sql`t.status = 'failed'`];
-    if (typeof q.webhook_id === 'string' && /^\d+$/.test(q.webhook_id)) parts.push(sql`t.webhook_id = ${Number(q.webhook_id)}`);
-    if (typeof q.object_type === 'string') parts.push(sql`t.object_type = ${q.object_type.toLowerCase()}`);
-    if (typeof q.request_id === 'string') parts.push(sql`t.request_id = ${q.request_id}`);
-    res.json({ retried: await send(and(parts)) });
+  const retried = { type: 'object', properties: { retried: { type: 'integer' } }, required: ['retried'] };
+  const query = (name: string, type: string) => ({ name, in: 'query', required: false, schema: { type } });
+  mountRoute(app, {
+    path: `${PATH}retry/`,
+    name: 'Retry',
+    operations: {
+      post: {
+        summary: 'Sends every failed delivery (of the webhook, object type or request named) once more; the number queued.',
+        query: [query('webhook_id', 'integer'), query('object_type', 'string'), query('request_id', 'string')],
+        response: retried,
+        operationId: 'extras_webhook_deliveries_bulk_retry_create',
+        handler: async (req, res) => {
+          const scope = requirePermission(ctx, webhookDelivery, identityOf(res), 'change');
+          const q = req.query as Record<string, unknown>;
+          const parts: Sql[] = [scope, sql`t.status = 'failed'`];
+          if (typeof q.webhook_id === 'string' && /^\d+$/.test(q.webhook_id)) parts.push(sql`t.webhook_id = ${Number(q.webhook_id)}`);
+          if (typeof q.object_type === 'string') parts.push(sql`t.object_type = ${q.object_type.toLowerCase()}`);
+          if (typeof q.request_id === 'string') parts.push(sql`t.request_id = ${q.request_id}`);
+          res.json({ retried: await send(and(parts)) });
+        },
+      },
+    },
   });
-  app.post(`${PATH}:id/retry/`, async (req, res) => {
-    const scope = requirePermission(ctx, webhookDelivery, identityOf(res), 'change');
-    const id = /^\d+$/.test(req.params.id) ? Number(req.params.id) : NaN;
-    if (!Number.isSafeInteger(id)) throw new NotFound();
-    if (!(await send(and([scope, sql`t.id = ${id}`])))) throw new NotFound();
-    res.json({ retried: 1 });
+  mountRoute(app, {
+    path: `${PATH}:id/retry/`,
+    idOf: webhookDelivery.verboseName,
+    name: 'Retry',
+    operations: {
+      post: {
+        summary: 'Sends the delivery once more.',
+        response: retried,
+        handler: async (req, res) => {
+          const scope = requirePermission(ctx, webhookDelivery, identityOf(res), 'change');
+          const id = /^\d+$/.test(String(req.params.id)) ? Number(req.params.id) : NaN;
+          if (!Number.isSafeInteger(id)) throw new NotFound();
+          if (!(await send(and([scope, sql`t.id = ${id}`])))) throw new NotFound();
+          res.json({ retried: 1 });
+        },
+      },
+    },
   });
 }

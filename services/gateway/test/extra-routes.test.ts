@@ -1,0 +1,137 @@
+import { bootStack, Client, type Stack } from '@inventory/testkit';
+import { createService as users } from '@inventory/users';
+import { createService as tenancy } from '@inventory/tenancy';
+import { createService as dcim } from '@inventory/dcim';
+import { createService as ipam } from '@inventory/ipam';
+import { createService as circuits } from '@inventory/circuits';
+import { createService as virtualization } from '@inventory/virtualization';
+import { createService as extras } from '@inventory/extras';
+import { createService as webhooks } from '@inventory/webhooks';
+import { stackGateway } from '@inventory/gateway';
+import { validateOpenApi } from './validate-openapi';
+
+/**
+ * The routes beyond the model routes (NetBox's extra actions and views) are
+ * in the merged OpenAPI document with their methods, as NetBox's schema
+ * lists them, and any other method is DRF's 405 naming the route's methods.
+ */
+type Json = Record<string, any>;
+
+/** Every extra route of NetBox 3.7 this API serves, and ours beside them, with their methods. */
+const EXTRA_ROUTES: Record<string, string[]> = {
+  '/api/ipam/prefixes/{id}/available-ips/': ['get', 'post'],
+  '/api/ipam/prefixes/{id}/available-prefixes/': ['get', 'post'],
+  '/api/ipam/ip-ranges/{id}/available-ips/': ['get', 'post'],
+  '/api/ipam/vlan-groups/{id}/available-vlans/': ['get', 'post'],
+  '/api/ipam/asn-ranges/{id}/available-asns/': ['get', 'post'],
+  '/api/dcim/console-ports/{id}/trace/': ['get'],
+  '/api/dcim/console-server-ports/{id}/trace/': ['get'],
+  '/api/dcim/power-ports/{id}/trace/': ['get'],
+  '/api/dcim/power-outlets/{id}/trace/': ['get'],
+  '/api/dcim/interfaces/{id}/trace/': ['get'],
+  '/api/dcim/power-feeds/{id}/trace/': ['get'],
+  '/api/dcim/front-ports/{id}/paths/': ['get'],
+  '/api/dcim/rear-ports/{id}/paths/': ['get'],
+  '/api/circuits/circuit-terminations/{id}/paths/': ['get'],
+  '/api/dcim/racks/{id}/elevation/': ['get'],
+  '/api/dcim/connected-device/': ['get'],
+  '/api/dcim/devices/{id}/render-config/': ['post'],
+  '/api/virtualization/virtual-machines/{id}/render-config/': ['post'],
+  '/api/extras/config-templates/{id}/render/': ['post'],
+  '/api/extras/custom-field-choice-sets/{id}/choices/': ['get'],
+  '/api/extras/content-types/': ['get'],
+  '/api/extras/content-types/{id}/': ['get'],
+  '/api/extras/webhook-deliveries/retry/': ['post'],
+  '/api/extras/webhook-deliveries/{id}/retry/': ['post'],
+  '/api/users/tokens/provision/': ['post'],
+  '/api/users/config/': ['get', 'patch'],
+};
+const VERBS = ['get', 'post', 'put', 'patch', 'delete'];
+
+let stack: Stack;
+let gw: Client;
+let doc: Json;
+
+beforeAll(async () => {
+  stack = await bootStack({ users, tenancy, dcim, ipam, circuits, virtualization, extras, webhooks, gateway: stackGateway() }, {}, { template: true });
+  const user = await stack.client('users').post('/api/users/users/', { username: 'routes', password: 'routes-password-1' });
+  const key = (await stack.client('users').post('/api/users/tokens/', { user: user.body.id })).body.key;
+  gw = new Client(stack.urls.gateway, { identity: null, headers: { authorization: `Token ${key}` } });
+  doc = (await gw.get('/api/schema/', { headers: { accept: 'application/json' } })).body;
+});
+afterAll(() => stack?.stop());
+
+/** Every `$ref` under a node. */
+function refs(node: unknown, out: string[] = []): string[] {
+  if (Array.isArray(node)) node.forEach((n) => refs(n, out));
+  else if (node && typeof node === 'object') {
+    for (const [k, v] of Object.entries(node)) {
+      if (k === '$ref' && typeof v === 'string') out.push(v);
+      else refs(v, out);
+    }
+  }
+  return out;
+}
+
+describe('the OpenAPI document', () => {
+  test('when every service is merged with its own routes, then the document is valid OpenAPI 3.0.3', async () => {
+    expect(await validateOpenApi(doc)).toEqual({ valid: true });
+  });
+
+  test.each(Object.entries(EXTRA_ROUTES))('when %s is documented, then it has exactly its methods, each with an operation id and a success answer', (path, methods) => {
+    const item = doc.paths[path];
+    expect(item).toBeDefined();
+    expect(VERBS.filter((v) => item[v])).toEqual(methods);
+    for (const verb of methods) {
+      const op = item[verb];
+      expect(op.operationId).toMatch(/^[a-z_]+$/);
+      expect(Object.keys(op.responses).some((s) => /^2/.test(s))).toBe(true);
+      if (path.includes('{id}')) expect(op.parameters.find((p: Json) => p.in === 'path')).toMatchObject({ name: 'id', required: true, schema: { type: 'integer' } });
+    }
+  });
+
+  test('when the extra routes refer to component schemas, then every one is in the document, and no operation id is used twice', () => {
+    const missing = refs(Object.keys(EXTRA_ROUTES).map((p) => doc.paths[p]))
+      .map((r) => r.replace('#/components/schemas/', ''))
+      .filter((name) => !doc.components.schemas[name]);
+    expect(missing).toEqual([]);
+    const ids = Object.values(doc.paths).flatMap((item: any) => VERBS.filter((v) => item[v]).map((v) => item[v].operationId));
+    expect(ids.filter((id, i) => ids.indexOf(id) !== i)).toEqual([]);
+  });
+
+  test('when an allocation endpoint is documented, then GET lists its free values and POST takes and answers one object or a list', () => {
+    const item = doc.paths['/api/ipam/prefixes/{id}/available-ips/'];
+    expect(item.get.operationId).toBe('ipam_prefixes_available_ips_list');
+    expect(item.get.responses['200'].content['application/json'].schema).toEqual({ type: 'array', items: { $ref: '#/components/schemas/AvailableIP' } });
+    expect(item.post.requestBody.content['application/json'].schema.oneOf).toContainEqual({ $ref: '#/components/schemas/IPAddressRequest' });
+    expect(item.post.responses['201'].content['application/json'].schema.oneOf).toContainEqual({ type: 'array', items: { $ref: '#/components/schemas/IPAddress' } });
+    expect(doc.paths['/api/dcim/devices/{id}/render-config/'].post.responses['200'].content).toHaveProperty(['text/plain']);
+  });
+});
+
+describe('methods a route does not take', () => {
+  test.each([
+    ['GET', '/api/dcim/devices/999999/render-config/', 'POST, OPTIONS'],
+    ['GET', '/api/virtualization/virtual-machines/999999/render-config/', 'POST, OPTIONS'],
+    ['GET', '/api/extras/config-templates/999999/render/', 'POST, OPTIONS'],
+    ['POST', '/api/dcim/interfaces/999999/trace/', 'GET, HEAD, OPTIONS'],
+    ['DELETE', '/api/dcim/racks/999999/elevation/', 'GET, HEAD, OPTIONS'],
+    ['PUT', '/api/ipam/prefixes/999999/available-ips/', 'GET, POST, HEAD, OPTIONS'],
+    ['PATCH', '/api/ipam/vlan-groups/999999/available-vlans/', 'GET, POST, HEAD, OPTIONS'],
+    ['POST', '/api/circuits/circuit-terminations/999999/paths/', 'GET, HEAD, OPTIONS'],
+    ['PUT', '/api/extras/custom-field-choice-sets/999999/choices/', 'GET, HEAD, OPTIONS'],
+    ['GET', '/api/users/tokens/provision/', 'POST, OPTIONS'],
+  ])('when %s %s is sent, then 405 in DRF words with Allow: %s, before the object is looked up', async (method, path, allow) => {
+    const res = await gw.request(method, path, method === 'GET' ? {} : { body: {} });
+    expect(res.status).toBe(405);
+    expect(res.body).toEqual({ detail: `Method "${method}" not allowed.` });
+    expect(res.headers.get('allow')).toBe(allow);
+  });
+
+  test('when OPTIONS is sent to an extra route, then it names the view and Allow lists its methods', async () => {
+    const res = await gw.request('OPTIONS', '/api/dcim/devices/999999/render-config/');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('allow')).toBe('POST, OPTIONS');
+    expect(res.body).toMatchObject({ name: 'Render Config', renders: ['application/json', 'text/html'] });
+  });
+});
