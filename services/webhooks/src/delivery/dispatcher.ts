@@ -207,9 +207,17 @@ export class Dispatcher {
   /** One attempt of one delivery: false when it is set aside, to come again. */
   private async attempt(id: number, m: DeliveryMessage): Promise<boolean> {
     if (this.sending.has(id)) return true; // a repeat of an attempt under way here
-    const release = await this.slots.take(m.webhook ?? 0);
-    if (!release) return false; // its receiver is slow and has its share of the senders
+    // claimed before waiting for a slot: a repeat arriving meanwhile (the start's sweep and the redelivered
+    // message of a crashed process, both for one attempt) must find it taken, or both would send it
     this.sending.add(id);
+    const release = await this.slots.take(m.webhook ?? 0).catch((err: unknown) => {
+      this.sending.delete(id);
+      throw err;
+    });
+    if (!release) {
+      this.sending.delete(id);
+      return false; // its receiver is slow and has its share of the senders
+    }
     try {
       const d = await this.store.load(id);
       // deleted with its webhook, done, or this attempt was recorded (a repeated message)
