@@ -97,7 +97,7 @@ runModelContract('export template', {
     { body: { name: 'no types', template_code: 'x' }, field: 'content_types' },
     { body: { name: 'long mime', content_types: ['dcim.site'], template_code: 'x', mime_type: 'x'.repeat(51) }, field: 'mime_type' },
   ],
-  brief: ['name', 'description'],
+  brief: ['name'],
   filters: [
     { query: () => 'content_types=ipam.prefix', expect: (o) => o.filter((x) => x.content_types.includes('ipam.prefix')) },
     { query: (o) => `name=${encodeURIComponent(o[2].name)}`, expect: (o) => [o[2]] },

@@ -72,7 +72,7 @@ runModelContract('custom field', {
     { body: { name: 'bad_default', content_types: ['dcim.site'], type: 'integer', default: 'x' }, field: 'default' },
     { body: { name: 'no_types' }, field: 'content_types' },
   ],
-  brief: ['name', 'description'],
+  brief: ['name'],
   choices: ['type', 'filter_logic'],
   filters: [
     { query: () => 'content_types__n=dcim.site', expect: () => [] },

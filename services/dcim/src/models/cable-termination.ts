@@ -21,7 +21,7 @@ export const cableTermination: ModelDef = defineModel({
     termination: f.generic('termination_type', 'termination_id'),
   },
   // the object it ends on too: other services render link peers from it (circuits' terminations)
-  brief: ['cable', 'cable_end', 'termination_type', 'termination_id', 'termination'],
+  brief: ['cable', 'cable_end', 'termination_type', 'termination_id', 'termination', 'created', 'last_updated'],
   display: (row, rep) => `#${String(row.cable)}: ${String((rep.termination as { display?: string } | null)?.display ?? row.termination_id)}`,
   ordering: ['cable', 'cable_end', 'id'],
   tags: false,

@@ -149,7 +149,7 @@ export const customField: ModelDef = defineModel({
   },
   tags: false,
   customFields: false,
-  brief: ['name', 'description'],
+  brief: ['name'],
   display: (r) => (r.label ? String(r.label) : String(r.name).replace(/_/g, ' ').replace(/^./, (c) => c.toUpperCase())),
   ordering: ['group_name', 'weight', 'name'],
   search: ['name', 'label', 'group_name', 'description'],

@@ -32,7 +32,7 @@ export const exportTemplate: ModelDef = defineModel({
   },
   tags: false,
   customFields: false,
-  brief: ['name', 'description'],
+  brief: ['name'],
   display: (r) => String(r.name),
   ordering: ['name'],
   search: ['name', 'description'],
