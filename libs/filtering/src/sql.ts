@@ -59,6 +59,11 @@ export function or(parts: Sql[]): Sql {
   return sql`(${join(real, ' OR ')})`;
 }
 
+/** A method filter's condition, or its negation for the `__n` lookup (Django's exclude). */
+export function excludedBy(lookup: string | null | undefined, condition: Sql): Sql {
+  return lookup === 'n' ? sql`NOT ${condition}` : condition;
+}
+
 /** Quotes an identifier (schema, table, column names from declarations). */
 export function ident(name: string): Sql {
   return raw(quoteIdent(name));

@@ -81,7 +81,8 @@ test('when PostgreSQL and RabbitMQ come up after the service, then it waits for 
   const created = await new Client(`http://127.0.0.1:${port}`, { audience: 'tenancy' }).post('/api/tenancy/tenants/', { name: 'Patient', slug: 'patient' });
   expect(created.status).toBe(201);
 
-  // the pauses grow, are capped at 10 s (with jitter: half to all of the step), and no line carries a password
+  // the pauses grow, are capped at 10 s (with jitter: half to all of the step), and no line carries a password;
+  // they are the pauses the service logged it would take (its backoff formula), not times measured here
   const pauses = waits('RabbitMQ').map((l) => l.retry_in_ms as number);
   expect(pauses.length).toBeGreaterThanOrEqual(5);
   pauses.forEach((ms, i) => {

@@ -1,5 +1,5 @@
 import { ValidationError } from '@inventory/core';
-import { sql, raw, or, type FilterDef, type Sql } from '@inventory/filtering';
+import { sql, raw, or, excludedBy, type FilterDef, type Sql } from '@inventory/filtering';
 import { defineModel, f, keyResolver, TENANT_GROUP_HOPS, type ModelDef, type Row, type ServiceContext, type WriteContext } from '@inventory/rest';
 import { CABLE_LENGTH_UNIT, CABLE_TYPE, COLOR_CHOICES, LINK_STATUS } from './cable-choices';
 import { blankColor } from './component-template';
@@ -153,10 +153,9 @@ function cableFilters(ctx: ServiceContext): FilterDef[] {
     };
   };
   const defs: FilterDef[] = [
-    // `__n`: NOT of the match (Django's exclude)
-    { kind: 'method', name: 'color', lookups: ['n'], apply: (values, lookup) => negated(sql`t.color = ANY(${values.filter((v) => COLOR_CHOICES.some(([c]) => c === v))}::text[])`, lookup) },
-    { kind: 'method', name: 'termination_a_type', lookups: ['n'], apply: (values, lookup) => negated(sql`EXISTS (SELECT 1 FROM ${terms} ct WHERE ct.cable = t.id AND ct.termination_type = ANY(${values}::text[]))`, lookup) },
-    { kind: 'method', name: 'termination_b_type', lookups: ['n'], apply: (values, lookup) => negated(sql`EXISTS (SELECT 1 FROM ${terms} ct WHERE ct.cable = t.id AND ct.termination_type = ANY(${values}::text[]))`, lookup) },
+    { kind: 'method', name: 'color', lookups: ['n'], apply: (values, lookup) => excludedBy(lookup, sql`t.color = ANY(${values.filter((v) => COLOR_CHOICES.some(([c]) => c === v))}::text[])`) },
+    { kind: 'method', name: 'termination_a_type', lookups: ['n'], apply: (values, lookup) => excludedBy(lookup, sql`EXISTS (SELECT 1 FROM ${terms} ct WHERE ct.cable = t.id AND ct.termination_type = ANY(${values}::text[]))`) },
+    { kind: 'method', name: 'termination_b_type', lookups: ['n'], apply: (values, lookup) => excludedBy(lookup, sql`EXISTS (SELECT 1 FROM ${terms} ct WHERE ct.cable = t.id AND ct.termination_type = ANY(${values}::text[]))`) },
     { kind: 'method', name: 'termination_a_id', valueType: 'integer', apply: (values) => sql`EXISTS (SELECT 1 FROM ${terms} ct WHERE ct.cable = t.id AND ct.cable_end = 'A' AND ct.termination_id = ANY(${ints(values)}::bigint[]))` },
     { kind: 'method', name: 'termination_b_id', valueType: 'integer', apply: (values) => sql`EXISTS (SELECT 1 FROM ${terms} ct WHERE ct.cable = t.id AND ct.cable_end = 'B' AND ct.termination_id = ANY(${ints(values)}::bigint[]))` },
     {
@@ -182,9 +181,4 @@ function cableFilters(ctx: ServiceContext): FilterDef[] {
     });
   }
   return defs;
-}
-
-/** A method filter's condition, or its negation for the `__n` lookup. */
-function negated(condition: Sql, lookup: string | null | undefined): Sql {
-  return lookup === 'n' ? sql`NOT ${condition}` : condition;
 }

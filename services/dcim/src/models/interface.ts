@@ -1,5 +1,5 @@
 import { ValidationError } from '@inventory/core';
-import { sql, raw, or, stringLookup, type FilterDef } from '@inventory/filtering';
+import { sql, raw, or, excludedBy, stringLookup, type FilterDef } from '@inventory/filtering';
 import { f, keyResolver, projectedModels, projection, type ModelDef, type Row, type ServiceContext, type WriteContext } from '@inventory/rest';
 import { INTERFACE_TYPE, POE_MODE, POE_TYPE, WIRELESS_INTERFACE_TYPES, WIRELESS_ROLE } from './component-choices';
 import { INTERFACE_DUPLEX, INTERFACE_MODE, VIRTUAL_INTERFACE_TYPES, WIRELESS_CHANNEL, channelAttr } from './cable-choices';
@@ -244,8 +244,7 @@ function vdcBy(ctx: ServiceContext, name: string, column: 'name' | 'identifier')
     lookups: ['n'],
     apply: (values, lookup) => {
       const match = column === 'identifier' ? sql`v.identifier = ANY(${values.filter((v) => /^\d{1,9}$/.test(v)).map(Number)}::int[])` : sql`v.name = ANY(${values}::text[])`;
-      const linked = sql`EXISTS (SELECT 1 FROM ${links} l JOIN ${vdcs} v ON v.id = l.target_id WHERE l.owner_id = t.id AND ${match})`;
-      return lookup === 'n' ? sql`NOT ${linked}` : linked;
+      return excludedBy(lookup, sql`EXISTS (SELECT 1 FROM ${links} l JOIN ${vdcs} v ON v.id = l.target_id WHERE l.owner_id = t.id AND ${match})`);
     },
   };
 }

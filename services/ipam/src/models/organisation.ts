@@ -1,5 +1,5 @@
 import { ValidationError } from '@inventory/core';
-import { sql, raw, type FilterDef } from '@inventory/filtering';
+import { sql, raw, excludedBy, type FilterDef } from '@inventory/filtering';
 import { defineModel, f, keyResolver, TENANT_GROUP_HOPS, type ModelDef, type ServiceContext } from '@inventory/rest';
 
 /** Regional Internet Registries: who allocated an aggregate or an ASN. */
@@ -75,8 +75,7 @@ function vrfTargets(ctx: ServiceContext, name: string, through: string, key: 'id
       const missing = values.find((v) => !found.has(v));
       if (missing !== undefined) throw new ValidationError({ [lookup ? `${name}__${lookup}` : name]: [`Select a valid choice. ${missing} is not one of the available choices.`] });
       const vrfs = values.flatMap((v) => found.get(v) ?? []);
-      const linked = sql`t.id IN (SELECT l.target_id FROM ${links} l WHERE l.owner_id = ANY(${vrfs}::bigint[]))`;
-      return lookup === 'n' ? sql`NOT ${linked}` : linked;
+      return excludedBy(lookup, sql`t.id IN (SELECT l.target_id FROM ${links} l WHERE l.owner_id = ANY(${vrfs}::bigint[]))`);
     },
   };
 }
