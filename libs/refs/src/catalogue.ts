@@ -138,6 +138,21 @@ const ROWS: Row[] = [
   ['extras.bookmark', 'bookmark', 'extras', 'bookmarks', ''],
   // NetBox 3.7's EventRule: change-logged with tags and custom fields, no event rules of its own; served beside the webhooks
   ['extras.eventrule', 'event rule', 'webhooks', 'event-rules', 'tc'],
+  // NetBox 3.7's VPN app, served by ipam (decision 028); tunnel terminations are ChangeLoggedModels with tags and custom fields
+  ['vpn.tunnelgroup', 'tunnel group', 'ipam', 'tunnel-groups', 'tce'],
+  ['vpn.tunnel', 'tunnel', 'ipam', 'tunnels', 'tce'],
+  ['vpn.tunneltermination', 'tunnel termination', 'ipam', 'tunnel-terminations', 'tc'],
+  ['vpn.ikeproposal', 'IKE proposal', 'ipam', 'ike-proposals', 'tce'],
+  ['vpn.ikepolicy', 'IKE policy', 'ipam', 'ike-policies', 'tce'],
+  ['vpn.ipsecproposal', 'IPSec proposal', 'ipam', 'ipsec-proposals', 'tce'],
+  ['vpn.ipsecpolicy', 'IPSec policy', 'ipam', 'ipsec-policies', 'tce'],
+  ['vpn.ipsecprofile', 'IPSec profile', 'ipam', 'ipsec-profiles', 'tce'],
+  ['vpn.l2vpn', 'L2VPN', 'ipam', 'l2vpns', 'tcke'],
+  ['vpn.l2vpntermination', 'L2VPN termination', 'ipam', 'l2vpn-terminations', 'tce'],
+  // NetBox 3.7's wireless app, served by dcim beside the interfaces its links join (decision 028)
+  ['wireless.wirelesslangroup', 'wireless LAN group', 'dcim', 'wireless-lan-groups', 'tce'],
+  ['wireless.wirelesslan', 'wireless LAN', 'dcim', 'wireless-lans', 'tce'],
+  ['wireless.wirelesslink', 'wireless link', 'dcim', 'wireless-links', 'tce'],
 ];
 
 /**

@@ -32,6 +32,8 @@ export interface RestServiceOptions {
   name: string;
   /** API area served (the segment after /api/). */
   area: string;
+  /** Other areas served whole by this service, each under its own name (decision 028: `vpn` by ipam). */
+  areas?: string[];
   config: BaseConfig;
   models: ModelDef[];
   migrations: Migration[];
@@ -160,6 +162,7 @@ function serviceContext(opts: RestServiceOptions, log: Logger): { ctx: ServiceCo
   const base: Omit<ServiceContext, 'extras'> = {
     name: opts.name,
     area: opts.area,
+    areas: opts.areas ?? [],
     db,
     models: new Map(opts.models.map((m) => [m.label, m])),
     refs,
@@ -222,11 +225,14 @@ function serviceApp(opts: RestServiceOptions, ctx: ServiceContext): Express {
         next();
       });
       mountInternal(app, ctx);
-      app.get(`/api/${opts.area}/`, (req, res) => {
-        const b = baseUrl(req, config.PUBLIC_URL);
-        const endpoints = [...opts.models.filter((m) => areaOf(m, ctx) === opts.area).map((m) => m.endpoint), ...(opts.extraEndpoints ?? [])].sort();
-        res.json(Object.fromEntries(endpoints.map((e) => [e, `${b}/api/${opts.area}/${e}/`])));
-      });
+      for (const area of [opts.area, ...(opts.areas ?? [])]) {
+        app.get(`/api/${area}/`, (req, res) => {
+          const b = baseUrl(req, config.PUBLIC_URL);
+          const extra = area === opts.area ? (opts.extraEndpoints ?? []) : [];
+          const endpoints = [...opts.models.filter((m) => areaOf(m, ctx) === area).map((m) => m.endpoint), ...extra].sort();
+          res.json(Object.fromEntries(endpoints.map((e) => [e, `${b}/api/${area}/${e}/`])));
+        });
+      }
       opts.routes?.(app, ctx);
       for (const model of opts.models) mountModel(app, ctx, model);
       app.use((_req, _res, next) => next(new NotFound()));

@@ -61,6 +61,8 @@ export interface ServiceContext {
   name: string;
   /** API area (`tenancy`, `users`...), the segment after /api/. */
   area: string;
+  /** Other areas whose models this service serves under their own name (ipam serves NetBox 3.7's `vpn`). */
+  areas?: string[];
   db: Db;
   models: Map<string, ModelDef>;
   refs: ServiceClient;
@@ -79,9 +81,9 @@ export interface ServiceContext {
   own?: unknown;
 }
 
-/** The area a model's URLs live under (auth.user is served at /api/users/users/). */
+/** The area a model's URLs live under (auth.user is served at /api/users/users/, vpn.tunnel by ipam at /api/vpn/tunnels/). */
 export function areaOf(model: ModelDef, ctx: ServiceContext): string {
-  return model.app === ctx.area ? model.app : ctx.area;
+  return model.app === ctx.area || ctx.areas?.includes(model.app) ? model.app : ctx.area;
 }
 
 /** NetBox's assignment criteria of a config context, each an m2m of the config context. */

@@ -6,7 +6,7 @@ import { titleOf } from '../pages/browsable-view';
 import { wantsHtml } from '../pages/html';
 import { locals, type IdentityMinter } from '../auth/identity';
 import type { ServiceProxies } from '../forwarding/proxy';
-import { ROOT_AREAS, areaContributors, type Route } from '../forwarding/routing';
+import { ROOT_AREAS, areaContributors, areaOwner, type Route } from '../forwarding/routing';
 import { ownRoute } from './methods';
 import { onBehalfOf } from '../forwarding/service-call';
 
@@ -38,8 +38,9 @@ export function areaRoot(urls: Record<string, string>, proxies: ServiceProxies, 
   return async (route: Route, req: Request, res: Response, next: NextFunction): Promise<void> => {
     const deployed = areaContributors(route.area).filter((s) => s in urls);
     const html = wantsHtml(req);
-    if (!html && deployed.length === 1 && deployed[0] === route.area) return proxies.forward(route.area, req, res, next);
-    const maps = await Promise.all(deployed.map((s) => fetchAreaMap(s, urls[s], route.area, req, res, minter, publicUrl, s === route.area)));
+    const owner = areaOwner(route.area);
+    if (!html && deployed.length === 1 && deployed[0] === owner) return proxies.forward(owner, req, res, next);
+    const maps = await Promise.all(deployed.map((s) => fetchAreaMap(s, urls[s], route.area, req, res, minter, publicUrl, s === owner)));
     const merged: Record<string, string> = {};
     for (const key of maps.flatMap((m) => Object.keys(m)).sort()) merged[key] = maps.find((m) => key in m)![key];
     if (html) pages.own(req, res, titleOf(req.path), merged);

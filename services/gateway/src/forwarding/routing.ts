@@ -1,11 +1,21 @@
 /**
  * Which service answers a path under /api/. The table is static: an area is
- * owned by the service of the same name, except the webhook and event rule endpoints, which
- * live in the webhooks dispatcher although NetBox files them under extras.
+ * owned by the service of the same name, except the areas NetBox 3.7 split
+ * out of older ones (served beside the models they reference: decision 028)
+ * and the webhook and event rule endpoints, which live in the webhooks
+ * dispatcher although NetBox files them under extras.
  */
 
 /** Areas served by a backend service (plugins is answered by the gateway itself). */
-export const SERVICE_AREAS = ['circuits', 'dcim', 'extras', 'ipam', 'tenancy', 'users', 'virtualization'] as const;
+export const SERVICE_AREAS = ['circuits', 'core', 'dcim', 'extras', 'ipam', 'tenancy', 'users', 'virtualization', 'vpn', 'wireless'] as const;
+
+/** Areas owned by a service of another name. */
+const AREA_OWNERS: Record<string, string> = { core: 'extras', vpn: 'ipam', wireless: 'dcim' };
+
+/** The service that owns an area (its root's endpoint map). */
+export function areaOwner(area: string): string {
+  return AREA_OWNERS[area] ?? area;
+}
 
 /** The keys of GET /api/, in NetBox's order (seed list of areas). */
 export const ROOT_AREAS = ['circuits', 'dcim', 'extras', 'ipam', 'plugins', 'tenancy', 'users', 'virtualization'] as const;
@@ -34,12 +44,12 @@ export function routeFor(pathname: string): Route | null {
   if (!(SERVICE_AREAS as readonly string[]).includes(area)) return null;
   const endpoint = rest.split('/')[0];
   const owner = PATH_OWNERS.find(([pattern]) => pattern.test(`${area}/${rest}`))?.[1];
-  return { area, service: owner ?? ENDPOINT_OWNERS[area]?.[endpoint] ?? area, root: rest === '' };
+  return { area, service: owner ?? ENDPOINT_OWNERS[area]?.[endpoint] ?? areaOwner(area), root: rest === '' };
 }
 
 /** Services whose endpoints appear in an area's listing (the owner first). */
 export function areaContributors(area: string): string[] {
-  return [area, ...new Set(Object.values(ENDPOINT_OWNERS[area] ?? {}))];
+  return [areaOwner(area), ...new Set(Object.values(ENDPOINT_OWNERS[area] ?? {}))];
 }
 
 /**
