@@ -55,6 +55,8 @@ export const baseConfigSchema = {
   AMQP_URL: Joi.string().uri({ scheme: ['amqp', 'amqps'] }).empty('').optional(),
   CHANGELOG_RETENTION: Joi.number().integer().min(0).default(90),
   CONSISTENCY_WAIT_MS: Joi.number().integer().min(0).default(2000),
+  TEMPLATE_TIME_LIMIT_MS: Joi.number().integer().min(1).default(2000),
+  TEMPLATE_OUTPUT_LIMIT: Joi.number().integer().min(1).default(32 * 1024 * 1024),
   METRICS_TOKEN: Joi.string().min(16).empty('').optional(),
   SHUTDOWN_DELAY: Joi.number().min(0).default(0),
   SHUTDOWN_TIMEOUT: Joi.number().min(0).default(20),
@@ -94,6 +96,10 @@ export interface BaseConfig {
    * `X-Consistency-Pending`. 0 answers at once (no cross-service guarantee).
    */
   CONSISTENCY_WAIT_MS: number;
+  /** A user's template (export, config, webhook) renders on a worker for at most this long. */
+  TEMPLATE_TIME_LIMIT_MS: number;
+  /** …and writes at most this many characters. */
+  TEMPLATE_OUTPUT_LIMIT: number;
   /** When set, /metrics wants `Authorization: Bearer <METRICS_TOKEN>`; unset, it is open (as NetBox's). */
   METRICS_TOKEN?: string;
   /** Seconds between readiness turning 503 at SIGTERM and the listener closing (for a load balancer to take the instance out). */

@@ -174,6 +174,7 @@ function serviceContext(opts: RestServiceOptions, log: Logger): { ctx: ServiceCo
       cursorSecret: config.INTERNAL_TOKEN_SECRET,
       loginRequired: config.LOGIN_REQUIRED,
       exemptViewPermissions: parseExemptList(config.EXEMPT_VIEW_PERMISSIONS),
+      templateLimits: { timeMs: config.TEMPLATE_TIME_LIMIT_MS, outputChars: config.TEMPLATE_OUTPUT_LIMIT },
     },
     log,
     metrics,

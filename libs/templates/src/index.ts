@@ -4,3 +4,7 @@ export * from './filters';
 export * from './config';
 export * from './pyobject';
 export * from './html';
+export * from './queryset';
+export * from './render-task';
+export { renderTemplate, RenderPool } from './render-pool';
+export { parseWebhookTemplate } from './webhook';

@@ -1,7 +1,6 @@
 import type { Express, Request, Response } from 'express';
-import { BadRequest, HttpError, NotFound, sendJson } from '@inventory/core';
-import { baseUrl, fetchByIds, identityOf, mountRoute, nestedFor, parseId, RENDERED_SCHEMAS, renderOperation, requirePermission, type ServiceContext } from '@inventory/rest';
-import { renderJinja, TemplateRenderError } from '@inventory/templates';
+import { BadRequest, NotFound, sendJson } from '@inventory/core';
+import { baseUrl, fetchByIds, identityOf, mountRoute, nestedFor, parseId, RENDERED_SCHEMAS, renderOperation, renderUserTemplate, requirePermission, type ServiceContext } from '@inventory/rest';
 import { configTemplate } from './models';
 
 /**
@@ -27,13 +26,9 @@ async function render(ctx: ServiceContext, req: Request, res: Response): Promise
   if (body !== undefined && body !== null && (typeof body !== 'object' || Array.isArray(body))) throw new BadRequest('The request body must be a JSON object.');
   const [row] = await fetchByIds(ctx, configTemplate, [id], ctx.db, scope);
   if (!row) throw new NotFound();
-  let content: string;
-  try {
-    content = await renderJinja(String(row.template_code ?? ''), (body as Record<string, unknown> | null | undefined) ?? {}, row.environment_params);
-  } catch (err) {
-    if (!(err instanceof TemplateRenderError)) throw err;
-    throw new HttpError(500, { detail: `An error occurred while rendering the template (line ${err.line ?? 'None'}): ${err.message}` });
-  }
+  const context = (body as Record<string, unknown> | null | undefined) ?? {};
+  const task = { kind: 'jinja', code: String(row.template_code ?? ''), context, environment: row.environment_params } as const;
+  const content = await renderUserTemplate(ctx, task, `Config template "${String(row.name)}"`);
   if (req.accepts(['application/json', 'text/plain']) === 'text/plain') {
     res.status(200).type('text/plain; charset=utf-8').send(content);
     return;

@@ -50,7 +50,7 @@ async function user(name: string, permissions: { object_types: string[]; actions
 }
 
 beforeAll(async () => {
-  stack = await bootStack({ extras, tenancy, users: (c) => (usersService = users(c)), dcim, gateway: stackGateway() }, {}, { template: true });
+  stack = await bootStack({ extras, tenancy, users: (c) => (usersService = users(c)), dcim, gateway: stackGateway() }, { TEMPLATE_TIME_LIMIT_MS: '1500' }, { template: true });
   await bootstrapAdmin(usersService, { SUPERUSER_NAME: 'admin', SUPERUSER_PASSWORD: 'admin-password-1', SUPERUSER_API_TOKEN: KEY });
   admin = new Client(stack.urls.gateway, { identity: null, headers: { authorization: `Token ${KEY}` } });
   const reader = [
@@ -235,6 +235,23 @@ describe('exports of a list', () => {
     const r = await admin.get(`${DEV}?export=Broken`);
     expect(r.status).toBe(500);
     expect(r.body.detail).toMatch(/^An error occurred while rendering the template \(line 2\): /);
+  });
+
+  test('when a template loops past the render time limit, then it answers 400 naming the template and the limit, and other requests are answered meanwhile', async () => {
+    await made(admin, ET, { name: 'Spin', content_types: ['dcim.device'], template_code: '{% for i in (1..100000000) %}{% endfor %}' });
+    await arrives(admin, 'export=Spin&name=nobody', (r) => r.status !== 404, 'the template in dcim');
+    let answered = 0;
+    let rendering = true;
+    const spin = admin.get(`${DEV}?export=Spin`).finally(() => (rendering = false));
+    // the render runs on a template worker: dcim (and the whole process) keeps answering while it spins
+    while (rendering) {
+      ok(await admin.get('/api/dcim/sites/?limit=1'), 200, 'sites meanwhile');
+      if (rendering) answered++;
+    }
+    const r = await spin;
+    expect(r.status).toBe(400);
+    expect(r.body.detail).toBe('Export template "Spin": rendering took longer than the limit of 1500 ms (TEMPLATE_TIME_LIMIT_MS).');
+    expect(answered).toBeGreaterThan(3);
   });
 
   test('when a list is exported with an empty export name, then it is the CSV of the list\'s fields, every matching row, with a saved filter applied too', async () => {

@@ -1,11 +1,10 @@
 import type { Request, Response } from 'express';
 import { BadRequest, HttpError, NotFound, sendJson } from '@inventory/core';
 import { sql, raw } from '@inventory/filtering';
-import { renderJinja, TemplateRenderError } from '@inventory/templates';
 import { areaOf, type Queryable, type ModelDef, type ServiceContext, type Row } from '../model';
 import type { RouteDecl, RouteHandler, RouteOperation } from './routes';
 import { projectedModels, projection } from '../projections';
-import { fetchByIds, identityOf, parseId, requirePermission, nestedFor, represent, baseUrl } from '../read';
+import { fetchByIds, identityOf, parseId, requirePermission, nestedFor, represent, baseUrl, renderUserTemplate } from '../read';
 import { resolveRefs } from '../write';
 
 /**
@@ -14,7 +13,8 @@ import { resolveRefs } from '../write';
  * config template (its own, else its role's, else its platform's) rendered
  * with the object's config context, the request body over it, and the object
  * itself (as `device` / `virtualmachine`). Templates are Jinja as NetBox
- * users write them, run on liquidjs (@inventory/templates `renderJinja`
+ * users write them, run on liquidjs on a template worker, within the
+ * service's time and output limits (@inventory/templates `renderJinja`
  * says what is accepted).
  */
 
@@ -104,13 +104,8 @@ export async function renderConfig(
   if (templateId === null || !template) throw new HttpError(400, { error: `No config template found for this ${model.verboseName}.` });
   const [rep] = await represent(ctx, model, [row], { mode: 'full', base });
   const context: Row = { ...((rep.config_context as Row | undefined) ?? {}), ...((body as Row | null | undefined) ?? {}), [opts.as ?? model.model]: rep };
-  let content: string;
-  try {
-    content = await renderJinja(String(template.template_code ?? ''), context, template.environment_params);
-  } catch (err) {
-    if (!(err instanceof TemplateRenderError)) throw err;
-    throw new HttpError(500, { detail: `An error occurred while rendering the template (line ${err.line ?? 'None'}): ${err.message}` });
-  }
+  const task = { kind: 'jinja', code: String(template.template_code ?? ''), context, environment: template.environment_params } as const;
+  const content = await renderUserTemplate(ctx, task, `Config template "${String(template.name ?? templateId)}"`);
   const nested = (await nestedFor(ctx, CONFIG_TEMPLATE_LABEL, [templateId], base)).get(templateId) ?? { id: templateId };
   return { configtemplate: nested, content };
 }

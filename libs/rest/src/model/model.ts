@@ -54,6 +54,8 @@ export interface RestSettings extends PermissionSettings {
   publicUrl?: string;
   /** Signs list cursors (`?cursor=`), so every replica accepts another's and none accepts a forged one. */
   cursorSecret?: string;
+  /** Time and output limits of users' templates (TEMPLATE_TIME_LIMIT_MS, TEMPLATE_OUTPUT_LIMIT; absent: the defaults). */
+  templateLimits?: { timeMs: number; outputChars: number };
 }
 
 /** Everything the generic engine needs to serve one service's models. */

@@ -1,12 +1,13 @@
 import type { Response } from 'express';
-import { HttpError, NotFound } from '@inventory/core';
+import { NotFound } from '@inventory/core';
 import { type Sql, sql, raw, join } from '@inventory/filtering';
-import { PyObject, renderJinja, TemplateRenderError } from '@inventory/templates';
+import { PyObject, templateObject as queryObject, type FieldShape } from '@inventory/templates';
 import type { FieldSelection } from './field-selection';
 import type { ModelDef, ServiceContext, Row } from '../model';
 import { projection, projectedTextList } from '../projections';
 import { countColumns, fetchByIds } from './query';
 import { fieldsFor, represent, type Mode } from './serialize';
+import { renderUserTemplate } from './user-templates';
 
 /**
  * `?export=` on every list: the whole filtered, ordered list (every page,
@@ -34,6 +35,7 @@ export const EXPORT_TEMPLATE_LABEL = 'extras.exporttemplate';
 const CHUNK = 500;
 
 export interface ExportTemplate {
+  name: string;
   template_code: string;
   mime_type: string;
   file_extension: string;
@@ -60,12 +62,13 @@ function exportTemplateRows(ctx: ServiceContext): Sql {
 export async function exportTarget(ctx: ServiceContext, model: ModelDef, name: string): Promise<ExportTarget> {
   if (name === '' || name === 'table') return { kind: 'csv' };
   const [row] = await ctx.db.query(sql`
-    SELECT e.template_code, e.mime_type, e.file_extension, e.as_attachment FROM (${exportTemplateRows(ctx)}) e
+    SELECT e.name, e.template_code, e.mime_type, e.file_extension, e.as_attachment FROM (${exportTemplateRows(ctx)}) e
      WHERE e.name = ${name} AND ${model.label} = ANY(e.content_types) ORDER BY e.id LIMIT 1`);
   if (!row) throw new NotFound();
   return {
     kind: 'template',
     template: {
+      name: String(row.name),
       template_code: String(row.template_code ?? ''),
       mime_type: String(row.mime_type ?? ''),
       file_extension: String(row.file_extension ?? ''),
@@ -112,17 +115,10 @@ export function exportFileName(model: ModelDef, extension: string): string {
 export async function sendExport(ctx: ServiceContext, model: ModelDef, res: Response, target: ExportTarget, q: ExportQuery): Promise<void> {
   if (target.kind === 'csv') return streamCsv(ctx, model, res, q);
   const { template } = target;
-  const queryset: PyObject[] = [];
-  // a site shared by 10,000 devices is one object, not 10,000
-  const shared = new Map<string, PyObject>();
-  for await (const reps of representations(ctx, model, q)) for (const rep of reps) queryset.push(templateObject(model, rep, shared));
-  let output: string;
-  try {
-    output = await renderJinja(template.template_code, { queryset });
-  } catch (err) {
-    if (!(err instanceof TemplateRenderError)) throw err;
-    throw new HttpError(500, { detail: `An error occurred while rendering the template (line ${err.line ?? 'None'}): ${err.message}` });
-  }
+  const rows: Row[] = [];
+  for await (const reps of representations(ctx, model, q)) rows.push(...reps);
+  const task = { kind: 'export', code: template.template_code, objects: { rows, shape: fieldShapes(model), cls: className(model.label) } } as const;
+  const output = await renderUserTemplate(ctx, task, `Export template "${template.name}"`);
   res.status(200);
   res.setHeader('Content-Type', template.mime_type || 'text/plain; charset=utf-8');
   if (template.as_attachment) res.setHeader('Content-Disposition', `attachment; filename="${exportFileName(model, template.file_extension)}"`);
@@ -209,37 +205,22 @@ async function streamCsv(ctx: ServiceContext, model: ModelDef, res: Response, q:
 
 /* ---- template context ---- */
 
-/** A related object as a model instance: its nested attributes, printed as its display; one instance per object when `shared` is given. */
-function related(value: unknown, kind: string, shared?: Map<string, PyObject>): unknown {
-  if (!value || typeof value !== 'object' || Array.isArray(value)) return value ?? null;
-  const o = value as Row;
-  const key = `${kind}:${String(o.url ?? o.id)}`;
-  const known = shared?.get(key);
-  if (known) return known;
-  const made = PyObject.of({ pk: o.id, ...o }, String(o.display ?? ''), kind);
-  shared?.set(key, made);
-  return made;
-}
-
 /** The class name Python's repr shows (`<Device: r1>`). */
 const className = (label: string) => (label.split('.')[1] ?? label).replace(/^./, (c) => c.toUpperCase());
 
-/**
- * An object of `queryset` as NetBox's export templates read a model
- * instance: `{{ device.name }}`, `{{ device.status }}` (the stored value,
- * not `{value, label}`), `{{ device.site }}` (the site's name) and
- * `{{ device.site.slug }}`, `{{ device.tags }}`, `{{ device.cf.x }}`.
- */
-export function templateObject(model: ModelDef, rep: Row, shared?: Map<string, PyObject>): PyObject {
-  // made whole by one spread, then values replaced in place: adding fifty keys one by one would leave V8's fast properties (5x the memory)
-  const attrs: Row = { pk: rep.id, ...rep, cf: rep.custom_fields };
-  for (const [key, value] of Object.entries(rep)) {
-    const field = model.fields[key];
-    if (field?.type === 'choice' && !field.plain) attrs[key] = value && typeof value === 'object' ? (value as Row).value : value;
-    else if (field?.type === 'fk') attrs[key] = related(value, className(field.to), shared);
-    else if (field?.type === 'm2m' && Array.isArray(value)) attrs[key] = value.map((v) => related(v, className(field.to), shared));
-    else if (field?.type === 'generic') attrs[key] = related(value, 'object', shared);
-    else if (key === 'tags' && Array.isArray(value)) attrs[key] = value.map((t) => related(t, 'Tag', shared));
+/** How each field of the model reads in a template (@inventory/templates' `exportQueryset`). */
+export function fieldShapes(model: ModelDef): Record<string, FieldShape> {
+  const shape: Record<string, FieldShape> = {};
+  for (const [key, field] of Object.entries(model.fields)) {
+    if (field.type === 'choice' && !field.plain) shape[key] = { kind: 'choice' };
+    else if (field.type === 'fk') shape[key] = { kind: 'related', cls: className(field.to) };
+    else if (field.type === 'm2m') shape[key] = { kind: 'related-list', cls: className(field.to) };
+    else if (field.type === 'generic') shape[key] = { kind: 'related', cls: 'object' };
   }
-  return PyObject.of(attrs, String(rep.display ?? ''), className(model.label));
+  return shape;
+}
+
+/** An object of `queryset` as NetBox's export templates read a model instance (see `exportQueryset`). */
+export function templateObject(model: ModelDef, rep: Row, shared?: Map<string, PyObject>): PyObject {
+  return queryObject(rep, fieldShapes(model), className(model.label), shared);
 }

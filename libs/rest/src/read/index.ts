@@ -16,3 +16,4 @@ export { identityOf, ignoredHeader, modeOf, parseId, requestUrl, requirePermissi
 export { LIST_ACTION_PARAMS, savedFilterVisibility, withSavedFilters } from './saved-filters';
 export { fieldsFor, isTimestamp, linkedIds, nestedFor, objectUrl, represent } from './serialize';
 export { baseUrl } from './urls';
+export { renderUserTemplate } from './user-templates';

@@ -222,7 +222,7 @@ export class Dispatcher {
       const d = await this.store.load(id);
       // deleted with its webhook, done, or this attempt was recorded (a repeated message)
       if (!d || d.status === 'succeeded' || d.attempt_count !== m.attempt - 1) return true;
-      const outcome = await sendAttempt(d, m.attempt, this.o.timeoutMs ?? 10_000);
+      const outcome = await sendAttempt(d, m.attempt, this.o.timeoutMs ?? 10_000, this.o.ctx.settings.templateLimits);
       this.sent++;
       // the schedule's end, or a receiver that answered 410 Gone (Standard Webhooks: stop sending it)
       const last = m.attempt > this.o.scheduleMs.length || !!outcome.gone;

@@ -3,6 +3,7 @@ import * as http from 'node:http';
 import * as https from 'node:https';
 import got from 'got';
 import type { WebhookContext } from '../dispatch/context';
+import type { RenderLimits } from '@inventory/templates';
 import { renderHeaders, renderTemplate } from '../dispatch/render';
 import { SIGNATURE_HEADER, signBody, standardSignature } from '../dispatch/signature';
 
@@ -51,16 +52,17 @@ const agent = { http: new http.Agent({ keepAlive: true, maxSockets: 256 }), http
  * Sends one attempt: URL, headers and body rendered from the stored context,
  * the body signed as sent, `X-Delivery-Id` the same on every attempt of a
  * delivery (a receiver drops a repeat by it). Never throws: a template or
- * network error is an attempt that failed, with its message.
+ * network error is an attempt that failed, with its message. Templates
+ * render on a template worker within `limits` (the TEMPLATE_* settings).
  */
-export async function sendAttempt(d: DeliveryRow, attempt: number, timeoutMs: number): Promise<Outcome> {
+export async function sendAttempt(d: DeliveryRow, attempt: number, timeoutMs: number, limits?: RenderLimits): Promise<Outcome> {
   const started = Date.now();
   const time = new Date(started).toISOString();
   try {
     // parsed only for templates: the default body is the stored text itself
     let parsed: WebhookContext | null = null;
     const context = () => (parsed ??= JSON.parse(d.context) as WebhookContext);
-    const render = (template: string) => (isTemplate(template) ? renderTemplate(template, context()) : template);
+    const render = (template: string) => (isTemplate(template) ? renderTemplate(template, context(), limits) : template);
     const url = await render(d.payload_url);
     const id = deliveryId(d);
     const seconds = Math.floor(started / 1000);
@@ -72,7 +74,7 @@ export async function sendAttempt(d: DeliveryRow, attempt: number, timeoutMs: nu
       // Standard Webhooks: the same id on every attempt, the time of this one
       'webhook-id': id,
       'webhook-timestamp': String(seconds),
-      ...(d.additional_headers?.trim() ? await renderHeaders(d.additional_headers, context()) : {}),
+      ...(d.additional_headers?.trim() ? await renderHeaders(d.additional_headers, context(), limits) : {}),
     };
     const body = d.body_template ? await render(d.body_template) : d.context;
     if (d.secret) {

@@ -1,12 +1,11 @@
 /**
  * Webhook templates (payload URL, additional headers, body): NetBox renders
- * them with Jinja2 (sandboxed, no autoescaping; spec §D.5). They run here on
- * liquidjs after `jinjaToLiquid`, with Jinja's filters and Jinja's printing of
- * values (`None`, `True`, `['a', 'b']`: Python's `str()`).
+ * them with Jinja2 (sandboxed, no autoescaping; spec §D.5). Here they are
+ * checked when saved and rendered on a template worker (`@inventory/templates`'
+ * render pool: liquidjs after `jinjaToLiquid`, off the dispatcher's event loop).
  */
-import { Liquid, type Template } from 'liquidjs';
 import type { WebhookContext } from './context';
-import { jinjaToLiquid, JinjaSyntaxError, pyJsonDumps, pyStr, registerJinjaFilters } from '@inventory/templates';
+import { pyJsonDumps, parseWebhookTemplate, renderTemplate as renderOnWorker, type RenderLimits } from '@inventory/templates';
 
 /** A template that does not parse or does not render; `message` says what and where. */
 export class TemplateError extends Error {
@@ -22,39 +21,23 @@ export class TemplateError extends Error {
 /** The default body's keys, in NetBox's order. */
 export const CONTEXT_KEYS = ['event', 'timestamp', 'model', 'username', 'request_id', 'data', 'snapshots'] as const;
 
-const engine = new Liquid({
-  jsTruthy: true, // '' and 0 are false, as in Python
-  strictFilters: true, // an unknown filter is a template error, as in Jinja
-  ownPropertyOnly: true,
-  groupedExpressions: true, // (a or b) and c
-  outputEscape: (value: unknown) => pyStr(value),
-  parseLimit: 1_000_000,
-  renderLimit: 5_000,
-  memoryLimit: 50_000_000,
-});
-registerJinjaFilters(engine);
-
-const parsed = new Map<string, Template[]>();
-
-function parse(template: string): Template[] {
-  let templates = parsed.get(template);
-  if (!templates) {
-    try {
-      templates = engine.parse(jinjaToLiquid(template));
-    } catch (e) {
-      throw templateError(e, template);
-    }
-    if (parsed.size >= 200) parsed.delete(parsed.keys().next().value as string);
-    parsed.set(template, templates);
+function parse(template: string): void {
+  try {
+    parseWebhookTemplate(template);
+  } catch (e) {
+    throw templateError(e, template);
   }
-  return templates;
 }
 
-/** Renders `template` with `context`; a bad template is a `TemplateError`. */
-export async function renderTemplate(template: string, context: WebhookContext | Record<string, unknown>): Promise<string> {
-  const templates = parse(template);
+/**
+ * Renders `template` with `context` on a template worker, within `limits`
+ * (the dispatcher's TEMPLATE_* settings); a bad template, or one that passes
+ * a limit, is a `TemplateError`.
+ */
+export async function renderTemplate(template: string, context: WebhookContext | Record<string, unknown>, limits?: RenderLimits): Promise<string> {
+  parse(template);
   try {
-    return String(await engine.render(templates, { ...context }));
+    return await renderOnWorker({ kind: 'webhook', template, context: { ...context } }, limits);
   } catch (e) {
     throw templateError(e, template);
   }
@@ -77,10 +60,10 @@ export function validateTemplate(template: string): string | null {
  * lines are skipped; a line without a colon or with an invalid name is a
  * `TemplateError`. A later line overrides an earlier one of the same name.
  */
-export async function renderHeaders(additionalHeaders: string, context: WebhookContext | Record<string, unknown>): Promise<Record<string, string>> {
+export async function renderHeaders(additionalHeaders: string, context: WebhookContext | Record<string, unknown>, limits?: RenderLimits): Promise<Record<string, string>> {
   const headers: Record<string, string> = {};
   if (!additionalHeaders.trim()) return headers;
-  const text = await renderTemplate(additionalHeaders, context);
+  const text = await renderTemplate(additionalHeaders, context, limits);
   for (const line of text.split(/\r?\n/)) {
     if (!line.trim()) continue;
     const colon = line.indexOf(':');
@@ -101,6 +84,6 @@ export function defaultBody(context: WebhookContext): string {
 
 function templateError(e: unknown, template: string): TemplateError {
   if (e instanceof TemplateError) return e;
-  if (e instanceof JinjaSyntaxError || e instanceof Error) return new TemplateError(e.message.split('\n')[0], template);
+  if (e instanceof Error) return new TemplateError(e.message.split('\n')[0], template);
   return new TemplateError(String(e), template);
 }
