@@ -1,5 +1,5 @@
 import type { Express } from 'express';
-import { buildFilter, sql, raw, type FilterDef } from '@inventory/filtering';
+import { buildFilter, lookupsFor, sql, raw, type FilterDef } from '@inventory/filtering';
 import { CONTENT_TYPES, contentTypeDisplay, type ContentType } from '@inventory/refs';
 import { baseUrl, ignoredHeader, modelOpenApi, mountRoute, pageLinks, parsePage, requirePermission, identityOf, type RouteHandler, type ServiceContext, defineModel, f } from '@inventory/rest';
 import { NotFound } from '@inventory/core';
@@ -72,7 +72,10 @@ export function mountContentTypes(app: Express, ctx: ServiceContext): void {
   const { schemas } = modelOpenApi(contentTypeModel, 'extras', new Map(), []);
   const own = { ContentType: schemas.ContentType, PaginatedContentTypeList: schemas.PaginatedContentTypeList } as Record<string, Record<string, unknown>>;
   const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-  const query = ['limit', 'offset', ...filters.map((d) => d.name)].map((name) => ({ name, in: 'query', required: false, schema: { type: ['id', 'limit', 'offset'].includes(name) ? 'integer' : 'string' } }));
+  // every filter with each of its lookups (`id__gte`, `model__ic`...), as a model's list documents them
+  const names = ['limit', 'offset', ...filters.flatMap((d) => [d.name, ...lookupsFor(d).map((l) => `${d.name}__${l}`)])];
+  const type = (name: string) => (name.endsWith('__empty') ? 'boolean' : /^(id|limit|offset)(__|$)/.test(name) ? 'integer' : 'string');
+  const query = names.map((name) => ({ name, in: 'query', required: false, schema: { type: type(name) } }));
   mountRoute(app, { path: '/api/extras/content-types/', name: 'Content Type List', schemas: own, operations: { get: { handler: list, query, response: ref('PaginatedContentTypeList'), operationId: 'extras_content_types_list' } } });
   mountRoute(app, { path: '/api/extras/content-types/:id/', idOf: 'content type', name: 'Content Type Instance', operations: { get: { handler: retrieve, response: ref('ContentType') } } });
 }
