@@ -190,7 +190,7 @@ test('when the dispatcher is killed (SIGKILL) with deliveries in flight to a slo
   expect(repeats).toBe(repeated.length);
 }, 150_000);
 
-test('when RabbitMQ is restarted while writes flow, then every write\'s event reaches the receiver under one delivery id (repeats only with that id) and the log has one delivery per event', async () => {
+test('when RabbitMQ is restarted while writes flow, then every write\'s event reaches the receiver once, under its delivery id, and the log has one delivery per event', async () => {
   const N = 300;
   const PATH = '/restarted';
   const hook = await webhook('Broker restarted', 'tenancy.contact', `${rx.url}${PATH}`);
@@ -252,6 +252,8 @@ test('when RabbitMQ is restarted while writes flow, then every write\'s event re
   expect(idsPerObject.size).toBe(N + 1);
   for (const d of log) expect([d.object_id, [...(idsPerObject.get(d.object_id) ?? [])]]).toEqual([d.object_id, [`${d.event_id}:${d.id}`]]);
   for (const [, rs] of byId) expect(new Set(rs.map((r) => r.body)).size).toBe(1);
+  // a broker outage delays, never repeats: a redelivered message of an attempt already recorded sends nothing
+  expect(repeats).toBe(0);
   console.log(
     `broker restarted: writes ${created.length} (p50/p99 ${percentile(latencies, 50).toFixed(0)}/${percentile(latencies, 99).toFixed(0)} ms, max ${Math.max(...latencies).toFixed(0)} ms), ` +
       `events ${N + 1}, deliveries ${log.length}, requests received ${rx.to(PATH).length} (${byId.size} distinct delivery ids), repeats ${repeats}; ` +
