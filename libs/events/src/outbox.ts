@@ -72,14 +72,19 @@ export async function appendOutbox(tx: Queryable, schema: string, events: Change
   await appendOutboxJson(tx, schema, JSON.stringify(events));
 }
 
-/** One INSERT of events given as their JSON array text (serialized by the caller, when it suits it). */
-export async function appendOutboxJson(tx: Queryable, schema: string, events: string): Promise<void> {
+/**
+ * One INSERT of events given as their JSON array text (serialized by the
+ * caller, when it suits it); with `notify`, the same statement wakes the
+ * relay at commit (a data-modifying WITH runs to its end whatever reads it).
+ */
+export async function appendOutboxJson(tx: Queryable, schema: string, events: string, notify = false): Promise<void> {
   const table = raw(`${quoteIdent(schema)}.${quoteIdent(OUTBOX_TABLE)}`);
-  await tx.query(sql`
+  const insert = sql`
     INSERT INTO ${table} (id, event, model, object_id, version, timestamp, username, request_id, data, snapshots, reference)
     SELECT * FROM json_to_recordset(${events}::json)
       AS e(id uuid, event varchar, model varchar, object_id bigint, version bigint, timestamp timestamptz, username varchar, request_id varchar,
-           data json, snapshots json, reference json)`);
+           data json, snapshots json, reference json)`;
+  await tx.query(notify ? sql`WITH appended AS (${insert} RETURNING 1) SELECT pg_notify(${outboxChannel(schema)}, '')` : insert);
 }
 
 /** Wakes the relay when the caller's transaction commits (a NOTIFY is delivered only then). */

@@ -6,9 +6,9 @@ import {
   type ModelDef,
   type ServiceContext,
   type Row,
-  TAGGED_ITEM_TABLE,
 } from '../model';
 import { projectedModels, projection } from '../projections';
+import { tagIds } from './query';
 
 /**
  * Config contexts on the objects that have them (devices, virtual machines):
@@ -54,11 +54,6 @@ export function treeIds(ctx: ServiceContext, label: string, id: Sql): Sql {
   return s.local
     ? sql`COALESCE((SELECT x._path FROM ${s.table} x WHERE x.id = (${id})), '{}'::bigint[])`
     : sql`COALESCE((SELECT x.path FROM ${s.table} x WHERE x.id = (${id}) AND NOT x.deleted), '{}'::bigint[])`;
-}
-
-/** The object's tags: the default `tags` criterion of a model with tags. */
-export function tagIds(ctx: ServiceContext, model: ModelDef): Sql {
-  return sql`ARRAY(SELECT g.tag_id FROM ${raw(ctx.db.table(TAGGED_ITEM_TABLE))} g WHERE g.content_type = ${model.label} AND g.object_id = t.id)::bigint[]`;
 }
 
 /* ---- the merge, in each service's schema ---- */

@@ -1,6 +1,6 @@
 import { ValidationError } from '@inventory/core';
 import { Sql, sql, raw, ident, join } from '@inventory/filtering';
-import { fieldOf, naturalColumn, type CountDef, type ModelDef, type ServiceContext, type Row, type Queryable } from '../model';
+import { fieldOf, naturalColumn, TAGGED_ITEM_TABLE, type CountDef, type ModelDef, type ServiceContext, type Row, type Queryable } from '../model';
 import { projectedModels, projection } from '../projections';
 
 /** Count annotations computed in the same statement as the rows (never per object). */
@@ -162,11 +162,25 @@ export function totalColumn(table: Sql, where: Sql): Sql {
   return sql`(SELECT count(*) FROM ${table} t WHERE ${where}) AS __total`;
 }
 
+/** The object's tag ids (of the row `t`): read with it, and the default `tags` criterion of config contexts. */
+export function tagIds(ctx: ServiceContext, model: ModelDef): Sql {
+  return sql`ARRAY(SELECT g.tag_id FROM ${raw(ctx.db.table(TAGGED_ITEM_TABLE))} g WHERE g.content_type = ${model.label} AND g.object_id = t.id)::bigint[]`;
+}
+
+/** The column of a row's tag ids (`__tag_ids`), read with the row: its representation then asks nothing more for them. */
+export const TAG_IDS_COLUMN = '__tag_ids';
+
+/** What a row is read with: its columns, its counts, and its tag ids (a model with tags). */
+function rowSelect(ctx: ServiceContext, model: ModelDef): Sql {
+  const extra = countColumns(ctx, model);
+  if (model.tags) extra.push(sql`${tagIds(ctx, model)} AS ${ident(TAG_IDS_COLUMN)}`);
+  return extra.length ? sql`t.*, ${join(extra, ', ')}` : raw('t.*');
+}
+
 /** One statement for the page and its total; a second only when the page is past the end. */
 export async function fetchPage(ctx: ServiceContext, model: ModelDef, q: ListQuery, db: Queryable = ctx.db): Promise<{ rows: Row[]; count: number }> {
   const table = raw(ctx.db.table(model.table));
-  const counts = countColumns(ctx, model);
-  const select = counts.length ? sql`t.*, ${join(counts, ', ')}` : raw('t.*');
+  const select = rowSelect(ctx, model);
   const limit = q.limit === null ? raw('') : sql` LIMIT ${q.limit}`;
   const rows = await db.query(
     sql`SELECT ${select}, ${totalColumn(table, q.where)} FROM ${table} t WHERE ${q.where} ORDER BY ${q.order}${limit} OFFSET ${q.offset}`,
@@ -180,9 +194,7 @@ export async function fetchPage(ctx: ServiceContext, model: ModelDef, q: ListQue
 
 export async function fetchByIds(ctx: ServiceContext, model: ModelDef, ids: number[], db: Queryable = ctx.db, where: Sql = raw('TRUE')): Promise<Row[]> {
   const table = raw(ctx.db.table(model.table));
-  const counts = countColumns(ctx, model);
-  const select = counts.length ? sql`t.*, ${join(counts, ', ')}` : raw('t.*');
-  const rows = await db.query(sql`SELECT ${select} FROM ${table} t WHERE t.id = ANY(${ids}::bigint[]) AND ${where}`);
+  const rows = await db.query(sql`SELECT ${rowSelect(ctx, model)} FROM ${table} t WHERE t.id = ANY(${ids}::bigint[]) AND ${where}`);
   const byId = new Map(rows.map((r) => [Number(r.id), r]));
   return ids.map((id) => byId.get(id)).filter((r): r is Row => !!r);
 }

@@ -15,6 +15,7 @@ import {
 } from '../model';
 import { fieldsToCompute, project, wants, type FieldSelection } from './field-selection';
 import { projectedModels, projectedNested } from '../projections';
+import { TAG_IDS_COLUMN } from './query';
 import { CONFIG_CONTEXT_KEY, configContexts, placeConfigContext } from './config-context';
 
 export type Mode = 'full' | 'brief' | 'nested';
@@ -175,8 +176,12 @@ async function loadRelations(ctx: ServiceContext, model: ModelDef, rows: Row[], 
 /** The page's tags (one query, then the projection of them), sorted by name per object; and its custom field definitions. */
 async function loadTagsAndFields(ctx: ServiceContext, model: ModelDef, rows: Row[], how: Representation, page: PageData): Promise<void> {
   const db = how.q ?? ctx.db;
+  // rows read by fetchByIds / fetchPage bring their tag ids (TAG_IDS_COLUMN): no statement for them
+  const carried = rows.every((r) => Array.isArray(r[TAG_IDS_COLUMN]));
   const [tagRows, defs] = await Promise.all([
-    model.tags && wants(how.select, 'tags')
+    model.tags && wants(how.select, 'tags') && carried
+      ? Promise.resolve(rows.flatMap((r) => (r[TAG_IDS_COLUMN] as unknown[]).map((tag_id) => ({ object_id: r.id, tag_id }))))
+      : model.tags && wants(how.select, 'tags')
       ? db.query(
           sql`SELECT object_id, tag_id FROM ${raw(ctx.db.table(TAGGED_ITEM_TABLE))} WHERE content_type = ${model.label} AND object_id = ANY(${rows.map((r) => r.id)}::bigint[])`,
         )

@@ -142,19 +142,21 @@ class OutboxWriter {
     return this.chain;
   }
 
+  /** Stores what is left, waking the relay at commit in the same statement (or in one of its own when nothing was left). */
   async done(): Promise<void> {
-    this.flush();
+    const last = this.flush(true);
     await this.chain;
-    if (this.any) await notifyOutbox(this.tx, this.schema);
+    if (this.any && !last) await notifyOutbox(this.tx, this.schema);
   }
 
-  private flush(): void {
-    if (!this.buffer.length) return;
+  private flush(notify = false): boolean {
+    if (!this.buffer.length) return false;
     const text = JSON.stringify(this.buffer);
     this.buffer = [];
-    this.chain = this.chain.then(() => appendOutboxJson(this.tx, this.schema, text));
+    this.chain = this.chain.then(() => appendOutboxJson(this.tx, this.schema, text, notify));
     // awaited by idle() or done(); a failure meanwhile must not surface as an unhandled rejection
     this.chain.catch(() => undefined);
+    return true;
   }
 }
 

@@ -58,24 +58,40 @@ const keyOf = (rule: Rule, values: unknown[]): string =>
 /**
  * The unique fields and unique-together rules each row would break, checked
  * before writing so the error names the field: against the stored rows (one
- * statement per rule for all the rows, whatever their number) and, for a
- * bulk create, against the rows before it in the same request. One error
- * object per row ({} where none).
+ * statement for every rule and all the rows, whatever their number) and,
+ * for a bulk create, against the rows before it in the same request. One
+ * error object per row ({} where none).
  */
 export async function uniqueErrors(ctx: ServiceContext, model: ModelDef, rows: Row[], selfId: number | null, q: Queryable): Promise<Record<string, string[]>[]> {
   const errors: Record<string, string[]>[] = rows.map(() => ({}));
-  const table = raw(ctx.db.table(model.table));
+  const rules = rulesOf(model);
   const fieldRules = Object.values(model.fields).filter((f) => f.unique).length;
-  for (const [r, rule] of rulesOf(model).entries()) {
-    const probes = rows.map((row) => probe(rule, row, r < fieldRules));
+  const probes = rules.map((rule, r) => rows.map((row) => probe(rule, row, r < fieldRules)));
+  const stored = await storedKeys(ctx, model, rules, probes, selfId, q);
+  rules.forEach((rule, r) => {
+    const earlier = new Set<string>();
+    probes[r].forEach((values, i) => {
+      if (!values) return;
+      const key = keyOf(rule, values);
+      if (stored[r].has(key) || earlier.has(key)) (errors[i][rule.errorField] ??= []).push(rule.message);
+      earlier.add(key);
+    });
+  });
+  return errors;
+}
+
+/** Per rule, the keys among the probed values that stored rows (other than `selfId`) already hold: one UNION ALL statement. */
+async function storedKeys(ctx: ServiceContext, model: ModelDef, rules: Rule[], probes: (unknown[] | null)[][], selfId: number | null, q: Queryable): Promise<Set<string>[]> {
+  const table = raw(ctx.db.table(model.table));
+  const selects: Sql[] = [];
+  rules.forEach((rule, r) => {
     // by which of the rule's columns are null: each group is one row-value IN list
     const groups = new Map<string, number[]>();
-    probes.forEach((values, i) => {
+    probes[r].forEach((values, i) => {
       if (!values) return;
       const pattern = values.map((v) => (v === null ? 'n' : 'v')).join('');
       groups.set(pattern, [...(groups.get(pattern) ?? []), i]);
     });
-    const stored = new Set<string>();
     for (const [pattern, members] of groups) {
       const valued = rule.columns.filter((_, k) => pattern[k] === 'v');
       const conds: Sql[] = rule.columns.filter((_, k) => pattern[k] === 'n').map((c) => sql`${ident(c)} IS NULL`);
@@ -84,18 +100,18 @@ export async function uniqueErrors(ctx: ServiceContext, model: ModelDef, rows: R
       if (selfId !== null) conds.push(sql`id <> ${selfId}`);
       const column = (c: string) => (rule.caseInsensitive ? sql`lower(${ident(c)}::text)` : ident(c));
       const value = (v: unknown) => (rule.caseInsensitive ? sql`lower(${String(v)})` : sql`${v}`);
-      const tuples = members.map((i) => sql`(${join(valued.map((c) => value(probes[i]![rule.columns.indexOf(c)])), ', ')})`);
+      const tuples = members.map((i) => sql`(${join(valued.map((c) => value(probes[r][i]![rule.columns.indexOf(c)])), ', ')})`);
       conds.push(sql`(${join(valued.map(column), ', ')}) IN (${join(tuples, ', ')})`);
-      const hits = await q.query(sql`SELECT DISTINCT ${join(rule.columns.map((c) => sql`${column(c)} AS ${ident(c)}`), ', ')} FROM ${table} WHERE ${and(conds)}`);
-      for (const h of hits) stored.add(keyOf(rule, rule.columns.map((c) => h[c])));
+      // the stored values (in their output form, as the driver reads them), compared as keyOf compares them
+      const key = sql`json_build_array(${join(rule.columns.map(column), ', ')})::text`;
+      selects.push(sql`(SELECT ${r}::int AS rule, ${key} AS k FROM ${table} WHERE ${and(conds)})`);
     }
-    const earlier = new Set<string>();
-    probes.forEach((values, i) => {
-      if (!values) return;
-      const key = keyOf(rule, values);
-      if (stored.has(key) || earlier.has(key)) (errors[i][rule.errorField] ??= []).push(rule.message);
-      earlier.add(key);
-    });
+  });
+  const stored = rules.map(() => new Set<string>());
+  if (!selects.length) return stored;
+  for (const h of await q.query(join(selects, ' UNION ALL '))) {
+    const rule = rules[Number(h.rule)];
+    stored[Number(h.rule)].add(keyOf(rule, JSON.parse(String(h.k)) as unknown[]));
   }
-  return errors;
+  return stored;
 }
