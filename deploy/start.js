@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 /**
- * Quick start: every service in one Node process, each on its own loopback
- * port and talking HTTP to the others exactly as in production, behind the
- * gateway on PORT (default 8000). PostgreSQL comes from DATABASE_URL or the
+ * Quick start: every service in a Node process of its own (supervised:
+ * deploy/supervisor.js), each on its own loopback port and talking HTTP to
+ * the others exactly as in production, behind the gateway on PORT (default
+ * 8000). PostgreSQL comes from DATABASE_URL or the
  * embedded server under .data/, RabbitMQ (where the services relay their
  * change events) from AMQP_URL or a local rabbitmq-server with its data under
  * .data/rabbitmq (apt-installed when missing and running as root); the two
@@ -13,9 +14,10 @@ const path = require('node:path');
 const fs = require('node:fs');
 const { randomBytes } = require('node:crypto');
 const { startPostgres, startRabbitMQ, freePort } = require('@inventory/infra');
-const { readConfig, createLogger } = require('@inventory/core');
+const { createLogger } = require('@inventory/core');
 
-const { SERVICE_NAMES, createFromEnv } = require('./services');
+const { SERVICE_NAMES } = require('./services');
+const { Supervisor } = require('./supervisor');
 
 const root = path.resolve(__dirname, '..');
 const log = createLogger('start', process.env.LOG_LEVEL || 'info');
@@ -60,12 +62,14 @@ async function main() {
   const serviceUrls = names.map((n) => `${n}=http://127.0.0.1:${ports[n]}`);
   const gatewayPort = Number(process.env.PORT || 8000);
   serviceUrls.push(`gateway=http://127.0.0.1:${gatewayPort}`);
-  const env = { ...process.env, DATABASE_URL: pg.url, AMQP_URL: rabbit.url, INTERNAL_TOKEN_SECRET: secret, SERVICE_URLS: serviceUrls.join(',') };
+  // each child with the image's heap policy (deploy/heap.js) on top of any NODE_OPTIONS of the caller
+  const nodeOptions = [process.env.NODE_OPTIONS, require('./heap').NODE_OPTIONS].filter(Boolean).join(' ');
+  const env = { ...process.env, NODE_OPTIONS: nodeOptions, DATABASE_URL: pg.url, AMQP_URL: rabbit.url, INTERNAL_TOKEN_SECRET: secret, SERVICE_URLS: serviceUrls.join(',') };
 
-  const running = [];
+  const supervisor = new Supervisor(log);
   const stop = async () => {
-    // The services first (their relays flush and disconnect), then the servers they used.
-    for (const s of running.reverse()) await s.stop().catch(() => undefined);
+    // The gateway and services first, newest first (their relays flush and disconnect), then the servers they used.
+    await supervisor.stop();
     const stopped = await Promise.allSettled([pg.stop(), rabbit.stop()]);
     for (const r of stopped) if (r.status === 'rejected') throw r.reason;
   };
@@ -80,22 +84,17 @@ async function main() {
   }
 
   try {
+    let admin = null;
     for (const n of names) {
       // each reads its own variables, as its main.ts does (the users, ipam and webhooks services have some of their own)
-      const service = createFromEnv(n, { ...env, PORT: String(ports[n]), HOST: '127.0.0.1' });
-      await service.start(ports[n]);
-      running.push(service);
+      const ready = await supervisor.start(n, { ...env, PORT: String(ports[n]), HOST: '127.0.0.1' });
+      if (n === 'users') admin = ready.admin;
     }
-    const users = require('@inventory/users');
-    const admin = await users.bootstrapAdmin(running[names.indexOf('users')], process.env);
-    const gw = require('@inventory/gateway');
-    const gateway = gw.createGateway(readConfig(gw.gatewayConfig, { ...env, PORT: String(gatewayPort), HOST: process.env.HOST || '0.0.0.0' }));
-    await gateway.start(gatewayPort);
-    running.push(gateway);
+    await supervisor.start('gateway', { ...env, PORT: String(gatewayPort), HOST: process.env.HOST || '0.0.0.0' });
     const url = process.env.PUBLIC_URL || `http://localhost:${gatewayPort}`;
-    const lines = [`NetBox-compatible API ready at ${url}/api/  (docs: ${url}/api/docs/)`];
-    if (admin.created && admin.password) lines.push(`Created superuser "${admin.username}" with password: ${admin.password}`);
-    if (admin.created && admin.token) lines.push(`API token for "${admin.username}": ${admin.token}`);
+    const lines = [`NetBox-compatible API ready at ${url}/api/  (docs: ${url}/api/docs/)`, `(${names.length + 1} processes: ${[...names, 'gateway'].join(', ')})`];
+    if (admin && admin.password) lines.push(`Created superuser "${admin.username}" with password: ${admin.password}`);
+    if (admin && admin.token) lines.push(`API token for "${admin.username}": ${admin.token}`);
     process.stdout.write(`\n${lines.join('\n')}\n\n`);
   } catch (err) {
     process.stderr.write(`start failed: ${err && err.stack ? err.stack : err}\n`);
