@@ -150,6 +150,8 @@ async function checkLink(row: Row, existing: Row | null, wctx: WriteContext): Pr
     sql`SELECT id, ssid, interface_a_id, interface_b_id FROM ${raw(wctx.service.db.table(wirelessLink.table))}
          WHERE id <> ${self} AND (interface_a_id = ANY(${[a, b]}::bigint[]) OR interface_b_id = ANY(${[a, b]}::bigint[])) ORDER BY id`,
   );
+  // the same two ends again: the unique rule's own message (wireless_wirelesslink_unique_interfaces)
+  if (taken.some((l) => Number(l.interface_a_id) === a && Number(l.interface_b_id) === b)) return;
   for (const [field, id] of [['interface_a', a], ['interface_b', b]] as const) {
     const other = taken.find((l) => Number(l.interface_a_id) === id || Number(l.interface_b_id) === id);
     const end = ends.get(id);
