@@ -80,9 +80,18 @@ describe('wireless links', () => {
     expect(ia.connected_endpoints.map((p: Obj) => p.id)).toEqual([b.id]);
     expect((await get(`/api/dcim/interfaces/${b.id}/`)).wireless_link).toMatchObject({ id: link.id });
     expect((await get(`/api/dcim/interfaces/${a.id}/?brief=1`)).connection_status).toEqual({ value: true, label: 'Connected' });
+    // the path across the link is stored as a cable's: the connected filter and the trace read it
+    expect((await get(`/api/dcim/interfaces/?device_id=${d1.id}&connected=true`)).results.map((x: Obj) => x.id)).toEqual([a.id]);
+    const trace = await get(`/api/dcim/interfaces/${a.id}/trace/`);
+    expect(trace).toHaveLength(1);
+    expect(trace[0][0].map((x: Obj) => x.id)).toEqual([a.id]);
+    expect(trace[0][1]).toEqual({ id: link.id, url: link.url, status: 'connected', length: null, description: '' });
+    expect(trace[0][2].map((x: Obj) => x.id)).toEqual([b.id]);
     // a planned link is not an active path
     await api.patch(`/api/wireless/wireless-links/${link.id}/`, { status: 'planned' });
     expect((await get(`/api/dcim/interfaces/${a.id}/`)).connected_endpoints_reachable).toBe(false);
+    expect((await get(`/api/dcim/interfaces/${b.id}/?brief=1`)).connection_status).toEqual({ value: false, label: 'Not Connected' });
+    expect((await get(`/api/dcim/interfaces/?device_id=${d1.id}&connected=true`)).count).toBe(0);
     const events = (await readOutbox(stack.databaseUrl, 'dcim')).filter((e) => e.model === 'dcim.interface' && [a.id, b.id].includes(e.object_id) && e.event === 'updated');
     expect(events.map((e) => e.object_id).sort()).toEqual([a.id, b.id].sort());
     expect(events.map((e) => (e.data as Obj).wireless_link?.id)).toEqual([link.id, link.id]);
@@ -131,7 +140,11 @@ describe('wireless links', () => {
     expect((await get(`/api/dcim/interfaces/${b.id}/`)).wireless_link).toBeNull();
     expect((await get(`/api/dcim/interfaces/${b.id}/`))._occupied).toBe(false);
     expect((await get(`/api/dcim/interfaces/${c.id}/`)).wireless_link).toMatchObject({ id: link.id });
-    expect((await get(`/api/dcim/interfaces/${a.id}/`)).link_peers.map((p: Obj) => p.id)).toEqual([c.id]);
+    const ia = await get(`/api/dcim/interfaces/${a.id}/`);
+    expect(ia.link_peers.map((p: Obj) => p.id)).toEqual([c.id]);
+    expect(ia.connected_endpoints.map((p: Obj) => p.id)).toEqual([c.id]);
+    expect((await get(`/api/dcim/interfaces/${c.id}/`)).connected_endpoints.map((p: Obj) => p.id)).toEqual([a.id]);
+    expect((await get(`/api/dcim/interfaces/${b.id}/`)).connected_endpoints).toBeNull();
   });
 
   test('when an interface in a link is deleted it is refused; when the link is deleted the interfaces are freed; when a device is deleted its links go', async () => {

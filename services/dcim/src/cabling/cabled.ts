@@ -76,22 +76,20 @@ export function decorateCabled(endpoint: boolean, connectionStatus = false, wire
     const shown = (k: string) => wants?.(k) !== false;
     const root = base;
     const cabled = (r: Row) => r.cable_id !== null && r.cable_id !== undefined;
-    // an interface joined by a wireless link (and no cable): its peer is the link's other end, its path the link itself
-    const linked = (r: Row) => wireless && !cabled(r) && r.wireless_link_id !== null && r.wireless_link_id !== undefined;
-    const links = await wirelessLinksOf(service, q, rows.filter(linked).map((r) => Number(r.wireless_link_id)));
+    // an interface joined by a wireless link (and no cable): its peer is the link's other end (its path is stored, as a cable's)
+    const linked = (r: Row) => wireless && !brief && !cabled(r) && r.wireless_link_id !== null && r.wireless_link_id !== undefined;
+    const links = shown('link_peers') ? await wirelessLinksOf(service, q, rows.filter(linked).map((r) => Number(r.wireless_link_id))) : new Map<number, Row>();
     const wirelessPeer = (r: Row): PathNode | null => {
       const l = linked(r) ? links.get(Number(r.wireless_link_id)) : undefined;
       if (!l) return null;
       return node('dcim.interface', Number(Number(l.interface_a_id) === Number(r.id) ? l.interface_b_id : l.interface_a_id));
     };
-    const linkActive = (r: Row) => links.get(Number(r.wireless_link_id))?.status === 'connected';
     if (brief) {
       if (connectionStatus && shown('connection_status')) {
         const paths = await pathsByIds(service, q, rows.map((r) => Number(r._path_id ?? 0)));
         rows.forEach((r, i) => {
           const p = paths.get(Number(r._path_id ?? 0));
-          const active = p ? p.isActive && p.isComplete : wirelessPeer(r) ? linkActive(r) : null;
-          out[i].connection_status = active === null ? null : active ? { value: true, label: 'Connected' } : { value: false, label: 'Not Connected' };
+          out[i].connection_status = p ? (p.isActive && p.isComplete ? { value: true, label: 'Connected' } : { value: false, label: 'Not Connected' }) : null;
         });
       }
     } else {
@@ -115,8 +113,7 @@ export function decorateCabled(endpoint: boolean, connectionStatus = false, wire
       };
       const paths = wantEnds ? await pathsByIds(service, q, rows.map((r) => Number(r._path_id ?? 0))) : new Map<number, StoredPath>();
       // link peers and far ends are often the same objects: nested once
-      const wirelessEnds = rows.flatMap((r) => (wantEnds && wirelessPeer(r) ? [wirelessPeer(r)!] : []));
-      const nested = await nestedNodes(service, [...rows.flatMap(peersOf), ...[...paths.values()].flatMap(destinationsOf), ...wirelessEnds], root, q);
+      const nested = await nestedNodes(service, [...rows.flatMap(peersOf), ...[...paths.values()].flatMap(destinationsOf)], root, q);
       rows.forEach((r, i) => {
         if (wantPeers) {
           const peers = peersOf(r);
@@ -126,13 +123,10 @@ export function decorateCabled(endpoint: boolean, connectionStatus = false, wire
         }
         if (wantEnds) {
           const p = paths.get(Number(r._path_id ?? 0));
-          // a wireless link's path (NetBox traces one from each end: complete, active while the link is connected)
-          const peer = p ? null : wirelessPeer(r);
-          const ends = p ? destinationsOf(p) : peer ? [peer] : [];
-          const reachable = p ? p.isComplete && p.isActive : peer ? linkActive(r) : null;
+          const ends = p ? destinationsOf(p) : [];
           if ('connected_endpoints' in out[i]) out[i].connected_endpoints = ends.length ? ends.map((e) => nested.get(e)).filter(Boolean) : null;
           if ('connected_endpoints_type' in out[i]) out[i].connected_endpoints_type = ends.length ? parseNode(ends[0])[0] : null;
-          if ('connected_endpoints_reachable' in out[i]) out[i].connected_endpoints_reachable = reachable;
+          if ('connected_endpoints_reachable' in out[i]) out[i].connected_endpoints_reachable = p ? p.isComplete && p.isActive : null;
         }
       });
     }

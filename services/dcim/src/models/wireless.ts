@@ -4,6 +4,7 @@ import { capture, defineModel, f, noteTouched, remove, TENANT_GROUP_HOPS, type M
 import { LINK_STATUS } from './cable-choices';
 import { INTERFACE_TYPE, WIRELESS_INTERFACE_TYPES } from './component-choices';
 import { componentName } from './component';
+import { CABLE_PATH_TABLE, WIRELESS_LINK, createPath, node } from '../cabling/paths';
 import { PSK_MAX_LENGTH, SSID_MAX_LENGTH, WIRELESS_AUTH_CIPHER, WIRELESS_AUTH_TYPE, WIRELESS_LAN_STATUS } from './wireless-choices';
 
 /**
@@ -109,6 +110,7 @@ export const wirelessLink: ModelDef = defineModel({
   hooks: {
     validate: (row, existing, wctx) => checkLink(row, existing, wctx),
     afterSave: (saved, wctx) => attachInterfaces(saved, wctx),
+    beforeDelete: (ids, wctx) => detachInterfaces(ids, wctx),
   },
 });
 
@@ -197,13 +199,24 @@ async function attachInterfaces(saved: Saved[], wctx: WriteContext): Promise<voi
   const own = new Set(saved.map((s) => s.id));
   const linkOf = (r: Row) => (r.wireless_link_id === null || r.wireless_link_id === undefined ? null : Number(r.wireless_link_id));
   const stale = rows.filter((r) => (set.has(Number(r.id)) ? linkOf(r) !== set.get(Number(r.id)) : own.has(linkOf(r) ?? 0)));
-  if (!stale.length) return;
-  await capture(ctx, iface, wctx, stale);
-  for (const r of stale) {
-    const link = set.get(Number(r.id)) ?? null;
-    await wctx.tx.query(sql`UPDATE ${table} SET wireless_link_id = ${link}, _version = _version + 1, last_updated = now() WHERE id = ${r.id}`);
+  if (stale.length) {
+    await capture(ctx, iface, wctx, stale);
+    for (const r of stale) {
+      const link = set.get(Number(r.id)) ?? null;
+      await wctx.tx.query(sql`UPDATE ${table} SET wireless_link_id = ${link}, _version = _version + 1, last_updated = now() WHERE id = ${r.id}`);
+    }
+    noteTouched(wctx, iface, { updated: stale });
   }
-  noteTouched(wctx, iface, { updated: stale });
+  // the paths from each end across its link (NetBox's create_cablepath per interface): traced again on every save (a
+  // status change makes them active or not), and gone from an end the link left
+  await wctx.tx.query(sql`DELETE FROM ${raw(ctx.db.table(CABLE_PATH_TABLE))} WHERE _nodes && ${saved.map((s) => node(WIRELESS_LINK, s.id))}::text[]`);
+  for (const id of [...ids, ...cleared]) await createPath(ctx, wctx.tx, 'dcim.interface', [id]);
+}
+
+/** NetBox's nullify_connected_interfaces: the paths across the links go (the interfaces' `wireless_link` is cleared by its SET_NULL). */
+async function detachInterfaces(ids: number[], wctx: WriteContext): Promise<void> {
+  const paths = raw(wctx.service.db.table(CABLE_PATH_TABLE));
+  await wctx.tx.query(sql`DELETE FROM ${paths} WHERE _nodes && ${ids.map((id) => node(WIRELESS_LINK, id))}::text[]`);
 }
 
 /**
