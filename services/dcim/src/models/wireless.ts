@@ -201,10 +201,11 @@ async function attachInterfaces(saved: Saved[], wctx: WriteContext): Promise<voi
   const stale = rows.filter((r) => (set.has(Number(r.id)) ? linkOf(r) !== set.get(Number(r.id)) : own.has(linkOf(r) ?? 0)));
   if (stale.length) {
     await capture(ctx, iface, wctx, stale);
-    for (const r of stale) {
-      const link = set.get(Number(r.id)) ?? null;
-      await wctx.tx.query(sql`UPDATE ${table} SET wireless_link_id = ${link}, _version = _version + 1, last_updated = now() WHERE id = ${r.id}`);
-    }
+    const targets = stale.map((r) => Number(r.id));
+    await wctx.tx.query(
+      sql`UPDATE ${table} t SET wireless_link_id = w.link, _version = t._version + 1, last_updated = now()
+           FROM unnest(${targets}::bigint[], ${targets.map((id) => set.get(id) ?? null)}::bigint[]) AS w(id, link) WHERE t.id = w.id`,
+    );
     noteTouched(wctx, iface, { updated: stale });
   }
   // the paths from each end across its link (NetBox's create_cablepath per interface): traced again on every save (a
