@@ -1,9 +1,34 @@
-import { runModelContract } from '@inventory/testkit';
-import { dcimModels } from '@inventory/dcim';
-import { stack, bootCablingStack, once, made, newDevice } from './cabling-fixtures';
+import { bootStack, runModelContract, type Stack } from '@inventory/testkit';
+import { createService as dcim, dcimModels } from '@inventory/dcim';
+import { createService as ipam } from '@inventory/ipam';
+import { createService as tenancy } from '@inventory/tenancy';
+import { createService as extras } from '@inventory/extras';
+import { createService as users } from '@inventory/users';
+import { once } from './cabling-fixtures';
 
-/** The contract over NetBox 3.7's wireless app, served by dcim under /api/wireless/ (decision 028). */
-bootCablingStack();
+/**
+ * The contract over NetBox 3.7's wireless app, served by dcim under
+ * /api/wireless/ (decision 028), with ipam booted: a LAN's VLAN is ipam's.
+ */
+let stack: Stack;
+beforeAll(async () => {
+  stack = await bootStack({ extras, tenancy, users, dcim, ipam }, {}, { template: true });
+});
+afterAll(() => stack?.stop());
+
+const made = async (path: string, body: Record<string, unknown>) => {
+  const r = await stack.client('dcim').post(path, body);
+  if (r.status !== 201) throw new Error(`${path}: ${r.status} ${r.text}`);
+  return r.body;
+};
+const theSite = once(() => made('/api/dcim/sites/', { name: 'Wireless site', slug: 'wireless-site' }));
+const theType = once(async () => {
+  const maker = await made('/api/dcim/manufacturers/', { name: 'Wireless maker', slug: 'wireless-maker' });
+  return made('/api/dcim/device-types/', { manufacturer: maker.id, model: 'Access point', slug: 'access-point' });
+});
+const theRole = once(() => made('/api/dcim/device-roles/', { name: 'Wireless role', slug: 'wireless-role', color: '0000ff' }));
+let devices = 0;
+const newDevice = async () => made('/api/dcim/devices/', { name: `ap-${++devices}`, device_type: (await theType()).id, role: (await theRole()).id, site: (await theSite()).id });
 
 const tooLong = 'x'.repeat(101);
 
@@ -67,8 +92,8 @@ runModelContract('wireless LAN', {
   ],
   brief: ['ssid'],
   choices: ['status', 'auth_type', 'auth_cipher'],
-  // the VLAN is ipam's, which this stack does not boot (wireless.test.ts reads one through dcim's projection)
-  unserved: ['ipam.vlan'],
+  // the VLAN is ipam's: the cross-service pass writes, reads, filters and deletes through it (PROTECT)
+  targets: { 'ipam.vlan': (i) => ({ vid: (i % 4000) + 1, name: `Xref VLAN ${i}` }) },
   filters: [
     { query: (o) => `ssid=${o[1].ssid}`, expect: (o) => [o[1]] },
     { query: () => 'status=reserved', expect: (o) => o.filter((x) => x.status.value === 'reserved') },
