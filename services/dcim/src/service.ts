@@ -10,6 +10,8 @@ export function createService(config: BaseConfig): RestService {
   return createRestService({
     name: 'dcim',
     area: 'dcim',
+    // NetBox 3.7's wireless app, under /api/wireless/ (decision 028)
+    areas: ['wireless'],
     config,
     models,
     migrations,

@@ -71,11 +71,19 @@ export async function nestedNodes(ctx: ServiceContext, nodes: PathNode[], base: 
  * path endpoints the far ends of the stored path. `connectionStatus` adds
  * the seed's nested interface `connection_status`.
  */
-export function decorateCabled(endpoint: boolean, connectionStatus = false): NonNullable<ModelHooks['decorate']> {
+export function decorateCabled(endpoint: boolean, connectionStatus = false, wireless = false): NonNullable<ModelHooks['decorate']> {
   return async (rows, out, { brief, service, q, base, wants }) => {
     const shown = (k: string) => wants?.(k) !== false;
     const root = base;
     const cabled = (r: Row) => r.cable_id !== null && r.cable_id !== undefined;
+    // an interface joined by a wireless link (and no cable): its peer is the link's other end (its path is stored, as a cable's)
+    const linked = (r: Row) => wireless && !brief && !cabled(r) && r.wireless_link_id !== null && r.wireless_link_id !== undefined;
+    const links = shown('link_peers') ? await wirelessLinksOf(service, q, rows.filter(linked).map((r) => Number(r.wireless_link_id))) : new Map<number, Row>();
+    const wirelessPeer = (r: Row): PathNode | null => {
+      const l = linked(r) ? links.get(Number(r.wireless_link_id)) : undefined;
+      if (!l) return null;
+      return node('dcim.interface', Number(Number(l.interface_a_id) === Number(r.id) ? l.interface_b_id : l.interface_a_id));
+    };
     if (brief) {
       if (connectionStatus && shown('connection_status')) {
         const paths = await pathsByIds(service, q, rows.map((r) => Number(r._path_id ?? 0)));
@@ -99,10 +107,10 @@ export function decorateCabled(endpoint: boolean, connectionStatus = false): Non
         : [];
       const byCable = new Map<number, Row[]>();
       for (const t of terms) byCable.set(Number(t.cable), [...(byCable.get(Number(t.cable)) ?? []), t]);
-      const peersOf = (r: Row) =>
-        cabled(r)
-          ? (byCable.get(Number(r.cable_id)) ?? []).filter((t) => t.cable_end !== r.cable_end).map((t) => node(String(t.termination_type), Number(t.termination_id)))
-          : [];
+      const peersOf = (r: Row): PathNode[] => {
+        if (!cabled(r)) return wirelessPeer(r) ? [wirelessPeer(r)!] : [];
+        return (byCable.get(Number(r.cable_id)) ?? []).filter((t) => t.cable_end !== r.cable_end).map((t) => node(String(t.termination_type), Number(t.termination_id)));
+      };
       const paths = wantEnds ? await pathsByIds(service, q, rows.map((r) => Number(r._path_id ?? 0))) : new Map<number, StoredPath>();
       // link peers and far ends are often the same objects: nested once
       const nested = await nestedNodes(service, [...rows.flatMap(peersOf), ...[...paths.values()].flatMap(destinationsOf)], root, q);
@@ -110,7 +118,8 @@ export function decorateCabled(endpoint: boolean, connectionStatus = false): Non
         if (wantPeers) {
           const peers = peersOf(r);
           if ('link_peers' in out[i]) out[i].link_peers = peers.map((p) => nested.get(p)).filter(Boolean);
-          if ('link_peers_type' in out[i]) out[i].link_peers_type = peers.length ? parseNode(peers[0])[0] : null;
+          // NetBox's get_link_peers_type: null without a cable (a wireless link's peer too)
+          if ('link_peers_type' in out[i]) out[i].link_peers_type = peers.length && cabled(r) ? parseNode(peers[0])[0] : null;
         }
         if (wantEnds) {
           const p = paths.get(Number(r._path_id ?? 0));
@@ -125,9 +134,18 @@ export function decorateCabled(endpoint: boolean, connectionStatus = false): Non
     rows.forEach((r, i) => {
       if (!('_occupied' in out[i])) return;
       delete out[i]._occupied;
-      out[i]._occupied = !!r.mark_connected || cabled(r);
+      out[i]._occupied = !!r.mark_connected || cabled(r) || (wireless && r.wireless_link_id !== null && r.wireless_link_id !== undefined);
     });
   };
+}
+
+/** The wireless links named (their ends and status), one statement: none when no row has one. */
+async function wirelessLinksOf(ctx: ServiceContext, q: Queryable, ids: number[]): Promise<Map<number, Row>> {
+  if (!ids.length || !ctx.models.has('wireless.wirelesslink')) return new Map();
+  const rows = await q.query(
+    sql`SELECT id, status, interface_a_id, interface_b_id FROM ${raw(ctx.db.table('wireless_link'))} WHERE id = ANY(${[...new Set(ids)]}::bigint[])`,
+  );
+  return new Map(rows.map((r) => [Number(r.id), r]));
 }
 
 /** CabledObjectModel.clean(): no `mark_connected` with a cable attached. */

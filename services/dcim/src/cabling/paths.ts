@@ -145,7 +145,11 @@ async function crossCables(ctx: ServiceContext, q: Queryable, walk: Walk): Promi
   }
   // Step 1: the near-end objects
   path.push(ids.map((id) => node(type, id)));
-  // Step 2: their cables
+  // Step 2: their links: cables, or wireless links between interfaces
+  if (!links.length && type === 'dcim.interface') {
+    const across = await crossWireless(ctx, q, walk);
+    if (across !== undefined) return across;
+  }
   if (!links.length) return path.length === 1 ? 'no path' : null;
   // Step 3: some objects of this end have no cable: asymmetric, recorded as split
   if (ids.some((id) => !linkOf.has(id))) {
@@ -175,6 +179,45 @@ async function crossCables(ctx: ServiceContext, q: Queryable, walk: Walk): Promi
     return null;
   }
   return { type: farType, ids: far.map((r) => Number(r.termination_id)) };
+}
+
+/** Wireless links, as path nodes (NetBox's object_to_path_node of a WirelessLink). */
+export const WIRELESS_LINK = 'wireless.wirelesslink';
+const WIRELESS_LINK_TABLE = 'wireless_link';
+
+/**
+ * Steps 2 to 7 across wireless links (NetBox's from_origin follows a
+ * WirelessLink to its far-end interface): the links of the interfaces the
+ * walk is at, recorded as the hop's links, and the interfaces at their other
+ * ends. Undefined when none of the interfaces has a wireless link.
+ */
+async function crossWireless(ctx: ServiceContext, q: Queryable, walk: Walk): Promise<Far | null | undefined> {
+  if (!ctx.models.has(WIRELESS_LINK)) return undefined;
+  const { path, ids } = walk;
+  const links = await q.query(
+    sql`SELECT id, status, interface_a_id, interface_b_id FROM ${table(ctx, WIRELESS_LINK_TABLE)}
+         WHERE interface_a_id = ANY(${ids}::bigint[]) OR interface_b_id = ANY(${ids}::bigint[]) ORDER BY id`,
+  );
+  if (!links.length) return undefined;
+  const linkOf = new Map<number, Row>();
+  for (const l of links) for (const end of [Number(l.interface_a_id), Number(l.interface_b_id)]) if (ids.includes(end) && !linkOf.has(end)) linkOf.set(end, l);
+  // Step 3: some interfaces have no link: asymmetric, recorded as split
+  if (ids.some((id) => !linkOf.has(id))) {
+    walk.isComplete = false;
+    walk.isSplit = true;
+  }
+  // Step 4: the links, once each
+  const used = [...new Map(ids.filter((id) => linkOf.has(id)).map((id) => [Number(linkOf.get(id)!.id), linkOf.get(id)!])).values()];
+  path.push(used.map((l) => node(WIRELESS_LINK, Number(l.id))));
+  // Step 5: a link that is not connected makes the path inactive
+  if (used.some((l) => l.status !== 'connected')) walk.isActive = false;
+  // Steps 6 and 7: the interface at the other end of each link
+  const far = ids.filter((id) => linkOf.has(id)).map((id) => {
+    const l = linkOf.get(id)!;
+    return Number(l.interface_a_id) === id ? Number(l.interface_b_id) : Number(l.interface_a_id);
+  });
+  path.push(far.map((id) => node('dcim.interface', id)));
+  return { type: 'dcim.interface', ids: far };
 }
 
 /** Step 8: on through a pass-through (front port, rear port, circuit); false when the path ends at the far end. */

@@ -19,7 +19,7 @@ import {
 } from '@inventory/rest';
 import { CABLE_PATH, TRACE_SEGMENT, ref } from './schemas';
 import { nestedNodes } from './cabled';
-import { TERMINATION_TABLES, destinationsOf, node, parseNode, pathsByIds, pathsThrough, type PathNode } from './paths';
+import { TERMINATION_TABLES, WIRELESS_LINK, destinationsOf, node, parseNode, pathsByIds, pathsThrough, type PathNode } from './paths';
 
 /**
  * dcim's own read endpoints over cable paths (NetBox's PathEndpointMixin
@@ -112,6 +112,19 @@ async function tracedCables(ctx: ServiceContext, ids: number[], base: string, q:
 }
 
 /**
+ * A wireless link in a traced path: NetBox hands it to TracedCableSerializer,
+ * which keeps what a link has of a cable's fields (`id`, `status`,
+ * `description`; `length` null) and skips the rest. Its `url` is the link's
+ * own here (NetBox's names the cable of the link's id).
+ */
+async function tracedWirelessLinks(ctx: ServiceContext, ids: number[], base: string, q: Queryable): Promise<Map<number, Row>> {
+  const link = ctx.models.get(WIRELESS_LINK);
+  if (!link || !ids.length) return new Map();
+  const rows = await q.query(sql`SELECT id, status, description FROM ${raw(ctx.db.table(link.table))} WHERE id = ANY(${ids}::bigint[])`);
+  return new Map(rows.map((r) => [Number(r.id), { id: Number(r.id), url: objectUrl(ctx, link, base, r.id), status: r.status, length: null, description: r.description ?? '' }]));
+}
+
+/**
  * PathEndpoint.trace(): the endpoint's stored path as (near ends, cable, far
  * ends) segments, padded where the path stops at a pass-through, and
  * continued across a bridged interface at its far end.
@@ -139,8 +152,14 @@ async function trace(ctx: ServiceContext, model: ModelDef, req: Request, res: Re
     }
   }
   const objects = hops.filter((_, i) => i % 3 !== 1).flat();
-  const cableIds = hops.filter((_, i) => i % 3 === 1).flatMap((h) => h.map((n) => parseNode(n)[1]));
-  const [nested, cables] = [await nestedNodes(ctx, objects, base, ctx.db), await tracedCables(ctx, cableIds, base, ctx.db)];
+  const linkNodes = hops.filter((_, i) => i % 3 === 1).flat();
+  const idsOf = (label: string) => linkNodes.filter((n) => parseNode(n)[0] === label).map((n) => parseNode(n)[1]);
+  const [nested, cables, wireless] = [
+    await nestedNodes(ctx, objects, base, ctx.db),
+    await tracedCables(ctx, idsOf('dcim.cable'), base, ctx.db),
+    await tracedWirelessLinks(ctx, idsOf(WIRELESS_LINK), base, ctx.db),
+  ];
+  const traced = (n: PathNode) => (parseNode(n)[0] === WIRELESS_LINK ? wireless : cables).get(parseNode(n)[1]);
   const out: unknown[] = [];
   for (let i = 0; i + 2 < hops.length; i += 3) {
     const [near, link, far] = [hops[i], hops[i + 1], hops[i + 2]];
@@ -148,7 +167,7 @@ async function trace(ctx: ServiceContext, model: ModelDef, req: Request, res: Re
     if (!near.length) break;
     out.push([
       near.map((n) => nested.get(n)).filter(Boolean),
-      link.length ? (cables.get(parseNode(link[0])[1]) ?? []) : [],
+      link.length ? (traced(link[0]) ?? []) : [],
       far.map((n) => nested.get(n)).filter(Boolean),
     ]);
   }

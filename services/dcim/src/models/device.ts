@@ -5,6 +5,7 @@ import { SITE_SCOPE_HOPS } from '@inventory/refs';
 import { checkDevice, deviceDefaults, moveChildren } from './device-rules';
 import { instantiateComponents } from './instantiate';
 import { decorateDevices } from './device-decorate';
+import { deleteDeviceLinks } from './wireless';
 
 /** Components a device counts, by the count field NetBox names. */
 export const DEVICE_COMPONENT_COUNTS: Record<string, { model: string; table: string }> = {
@@ -88,6 +89,8 @@ export const device: ModelDef = defineModel({
       for (const s of saved) if (s.existing) await moveChildren(s.id, s.columns, s.existing, wctx);
     },
     decorate: (rows, out, c) => decorateDevices(rows, out, c),
+    // its interfaces' wireless links go with it (NetBox's WirelessLink._interface_a_device CASCADE)
+    beforeDelete: (ids, wctx) => deleteDeviceLinks(ids, wctx),
     // what other services keep of a device (a journal entry's assigned object) is the seed's nested device too
     nested: (n) => ({ ...n, display_name: n.display }),
   },

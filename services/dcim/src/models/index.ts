@@ -39,12 +39,16 @@ import { powerOutlet } from './power-outlet';
 import { iface } from './interface';
 import { rearPort } from './rear-port';
 import { frontPort } from './front-port';
+import { wirelessLanGroup, wirelessLan, wirelessLink } from './wireless';
 
-export { region, siteGroup, site, location, manufacturer, rackRole, deviceRole, platform, rack, rackReservation, deviceType, moduleType, consolePortTemplate, consoleServerPortTemplate, powerPortTemplate, powerOutletTemplate, interfaceTemplate, rearPortTemplate, frontPortTemplate, moduleBayTemplate, deviceBayTemplate, device, virtualChassis, moduleBay, deviceBay, module, inventoryItemRole, inventoryItem, inventoryItemTemplate, virtualDeviceContext, cable, cableTermination, powerPanel, powerFeed, consolePort, consoleServerPort, powerPort, powerOutlet, iface, rearPort, frontPort };
+export { region, siteGroup, site, location, manufacturer, rackRole, deviceRole, platform, rack, rackReservation, deviceType, moduleType, consolePortTemplate, consoleServerPortTemplate, powerPortTemplate, powerOutletTemplate, interfaceTemplate, rearPortTemplate, frontPortTemplate, moduleBayTemplate, deviceBayTemplate, device, virtualChassis, moduleBay, deviceBay, module, inventoryItemRole, inventoryItem, inventoryItemTemplate, virtualDeviceContext, cable, cableTermination, powerPanel, powerFeed, consolePort, consoleServerPort, powerPort, powerOutlet, iface, rearPort, frontPort, wirelessLanGroup, wirelessLan, wirelessLink };
 export { SITE_STATUS, LOCATION_STATUS, RACK_STATUS, RACK_TYPE, RACK_WIDTH, RACK_DIMENSION_UNIT, WEIGHT_UNIT, SUBDEVICE_ROLE, DEVICE_AIRFLOW, DEVICE_STATUS, DEVICE_FACE, MODULE_STATUS } from './choices';
 
 /** Cables, power panels and feeds, device components (0005_components_and_cables), after devices and modules. */
 const cabling = [cable, cableTermination, powerPanel, powerFeed, consolePort, consoleServerPort, powerPort, powerOutlet, iface, rearPort, frontPort];
 
+/** NetBox 3.7's wireless app (0009_wireless), served under /api/wireless/: after the interfaces its links join. */
+const wireless = [wirelessLanGroup, wirelessLan, wirelessLink];
+
 /** In dependency order (tables are created in this order). */
-export const models = [region, siteGroup, site, location, manufacturer, rackRole, deviceRole, platform, rack, rackReservation, deviceType, moduleType, consolePortTemplate, consoleServerPortTemplate, powerPortTemplate, powerOutletTemplate, interfaceTemplate, rearPortTemplate, frontPortTemplate, moduleBayTemplate, deviceBayTemplate, device, virtualChassis, moduleBay, deviceBay, module, ...cabling, inventoryItemRole, inventoryItem, inventoryItemTemplate, virtualDeviceContext];
+export const models = [region, siteGroup, site, location, manufacturer, rackRole, deviceRole, platform, rack, rackReservation, deviceType, moduleType, consolePortTemplate, consoleServerPortTemplate, powerPortTemplate, powerOutletTemplate, interfaceTemplate, rearPortTemplate, frontPortTemplate, moduleBayTemplate, deviceBayTemplate, device, virtualChassis, moduleBay, deviceBay, module, ...cabling, inventoryItemRole, inventoryItem, inventoryItemTemplate, virtualDeviceContext, ...wireless];

@@ -15,7 +15,7 @@ export function parseMac(value: string, octets = 6): string | null {
   return hex.toUpperCase().match(/../g)!.join(':');
 }
 
-const interfaceDecorate = decorateCabled(true, true);
+const interfaceDecorate = decorateCabled(true, true, true);
 
 export const iface: ModelDef = component({
   label: 'dcim.interface',
@@ -55,9 +55,10 @@ export const iface: ModelDef = component({
     tagged_vlans: f.m2m('ipam.vlan', 'interface_tagged_vlans', { filterKey: null, filter: false, label: 'tagged VLANs' }),
   },
   tail: {
-    // there is no wireless or L2VPN application here: no link, LANs or termination to show
-    wireless_link: f.json({ readOnly: true, virtual: true }),
-    wireless_lans: f.json({ readOnly: true, virtual: true }),
+    // the wireless link joining it (set by the link's save, cleared by its delete: NetBox's signals) and its wireless LANs (written as ids)
+    wireless_link: f.fk('wireless.wirelesslink', 'SET_NULL', { readOnly: true, filter: false, filterKey: null, label: 'wireless link' }),
+    wireless_lans: f.m2m('wireless.wirelesslan', 'interface_wireless_lans', { filter: false, filterKey: null, label: 'wireless LANs' }),
+    // there is no L2VPN application here: no termination to show
     vrf: f.fk('ipam.vrf', 'SET_NULL', { filterKey: null, label: 'VRF' }),
     l2vpn_termination: f.json({ readOnly: true, virtual: true }),
   },
@@ -73,8 +74,6 @@ export const iface: ModelDef = component({
     decorate: async (rows, out, c) => {
       if (!c.brief) {
         out.forEach((o) => {
-          if ('wireless_link' in o) o.wireless_link = null;
-          if ('wireless_lans' in o) o.wireless_lans = [];
           if ('l2vpn_termination' in o) o.l2vpn_termination = null;
         });
       }
