@@ -61,7 +61,7 @@ export function or(parts: Sql[]): Sql {
 
 /** A method filter's condition, or its negation for the `__n` lookup (Django's exclude). */
 export function excludedBy(lookup: string | null | undefined, condition: Sql): Sql {
-  return lookup === 'n' ? sql`NOT ${condition}` : condition;
+  return lookup === 'n' ? sql`NOT (${condition})` : condition;
 }
 
 /** Quotes an identifier (schema, table, column names from declarations). */

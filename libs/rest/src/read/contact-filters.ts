@@ -1,5 +1,5 @@
 import { ValidationError } from '@inventory/core';
-import { type FilterDef, sql } from '@inventory/filtering';
+import { excludedBy, type FilterDef, sql } from '@inventory/filtering';
 import { keyResolver } from './lookup-source';
 import type { ModelDef, ServiceContext } from '../model';
 import { projection } from '../projections';
@@ -31,7 +31,7 @@ export function projectedContactFilters(ctx: ServiceContext, model: ModelDef): F
           : sql`(ca.data->>${name === 'contact' ? 'contact' : 'role'})::bigint = ANY(${ids}::bigint[])`;
       const exists = sql`EXISTS (SELECT 1 FROM ${assignments} ca WHERE NOT ca.deleted AND ca.data->>'content_type' = ${model.label}
         AND (ca.data->>'object_id')::bigint = t.id AND ${match})`;
-      return lookup === 'n' ? sql`NOT ${exists}` : exists;
+      return excludedBy(lookup, exists);
     },
   });
   return [via('contact', CONTACT_LABELS.contact, false), via('contact_role', 'tenancy.contactrole', false), via('contact_group', CONTACT_LABELS.group, true)];

@@ -1,5 +1,5 @@
 import { CONTENT_TYPES, contentTypeById } from '@inventory/refs';
-import { ident, or, sql, stringLookup, NUMERIC_LOOKUPS, STRING_LOOKUPS, type FilterDef, type Sql } from '@inventory/filtering';
+import { excludedBy, type FilterDef, ident, NUMERIC_LOOKUPS, or, sql, type Sql, STRING_LOOKUPS, stringLookup } from '@inventory/filtering';
 
 /**
  * NetBox's filters by content type, for models that name content types
@@ -60,7 +60,7 @@ export function contentTypesIdFilter(): FilterDef {
       }
       if (!values.some((v) => v !== '')) return undefined;
       const match = sql`COALESCE(${column} && ${labelsFor(values, lookup)}::varchar[], FALSE)`;
-      return lookup === 'n' ? sql`NOT ${match}` : match;
+      return excludedBy(lookup, match);
     },
   };
 }
@@ -86,7 +86,7 @@ export function contentTypeIdFilter(name: string, column: string, opts: { numeri
       }
       if (opts.numeric && !values.some((v) => v !== '')) return undefined;
       const match = sql`${col} = ANY(${labelsFor(values, lookup)}::text[])`;
-      return lookup === 'n' ? sql`NOT COALESCE(${match}, FALSE)` : match;
+      return excludedBy(lookup, sql`COALESCE(${match}, FALSE)`);
     },
   };
 }

@@ -1,4 +1,4 @@
-import { type FilterDef, type Sql, sql, raw, ident, and, or, FilterValueError, MEMBERSHIP_LOOKUPS } from '@inventory/filtering';
+import { and, excludedBy, type FilterDef, FilterValueError, ident, MEMBERSHIP_LOOKUPS, or, raw, type Sql, sql } from '@inventory/filtering';
 import { OUTBOX_TABLE } from '@inventory/events';
 import { ValidationError } from '@inventory/core';
 import {
@@ -48,7 +48,7 @@ function hopFilter(ctx: ServiceContext, name: string, field: { to: string }, hop
       if (!src) return raw('FALSE');
       const via = ctx.models.has(field.to) ? ident(`${hop.via}_id`) : sql`(data->>${hop.via})::bigint`;
       const inner = sql`t.${ident(`${name}_id`)} IN (SELECT id FROM ${src.table} WHERE ${src.live} AND ${via} = ANY(${ids}::bigint[]))`;
-      return lookup === 'n' ? sql`NOT COALESCE(${inner}, FALSE)` : inner;
+      return excludedBy(lookup, sql`COALESCE(${inner}, FALSE)`);
     },
   };
 }

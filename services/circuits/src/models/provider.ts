@@ -1,4 +1,4 @@
-import { sql, raw, type FilterDef } from '@inventory/filtering';
+import { excludedBy, type FilterDef, raw, sql } from '@inventory/filtering';
 import { ValidationError } from '@inventory/core';
 import { defineModel, f, ilike, searchFilter, keyResolver, represent, type ModelDef, type ServiceContext } from '@inventory/rest';
 import { providerAccount } from './provider-account';
@@ -74,7 +74,7 @@ function asnFilter(ctx: ServiceContext): FilterDef {
         ids.push(...hit);
       }
       const exists = sql`EXISTS (SELECT 1 FROM ${links} l WHERE l.owner_id = t.id AND l.target_id = ANY(${ids}::bigint[]))`;
-      return lookup === 'n' ? sql`NOT ${exists}` : exists;
+      return excludedBy(lookup, exists);
     },
   };
 }

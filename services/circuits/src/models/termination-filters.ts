@@ -1,5 +1,5 @@
 import { ValidationError } from '@inventory/core';
-import { sql, raw, type FilterDef, type Sql } from '@inventory/filtering';
+import { excludedBy, type FilterDef, raw, sql, type Sql } from '@inventory/filtering';
 import { keyResolver, projection, type ServiceContext } from '@inventory/rest';
 
 /**
@@ -29,7 +29,7 @@ export function terminationFilters(ctx: ServiceContext, reach: (match: Sql) => S
           ids.push(...hit);
         }
         const exists = reach(match(ids));
-        return lookup === 'n' ? sql`NOT ${exists}` : exists;
+        return excludedBy(lookup, exists);
       },
     };
   };

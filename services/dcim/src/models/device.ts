@@ -1,4 +1,4 @@
-import { sql, raw, or, type FilterDef } from '@inventory/filtering';
+import { excludedBy, type FilterDef, or, raw, sql } from '@inventory/filtering';
 import { createdOf, defineModel, f, searchFilter, ids, keyResolver, relatedId, treeIds, TENANT_GROUP_HOPS, type ModelDef, type Row, type ServiceContext } from '@inventory/rest';
 import { DEVICE_AIRFLOW, DEVICE_FACE, DEVICE_STATUS } from './choices';
 import { SITE_SCOPE_HOPS } from '@inventory/refs';
@@ -186,5 +186,5 @@ function macFilter(ctx: ServiceContext, values: string[], lookup: string | null)
     return esc;
   });
   const any = sql`EXISTS (SELECT 1 FROM ${raw(ctx.db.table('interface'))} i WHERE i.device_id = t.id AND lower(i.mac_address::text) LIKE ANY(${patterns}::text[]))`;
-  return negated || lookup === 'n' ? sql`NOT ${any}` : any;
+  return negated ? sql`NOT ${any}` : excludedBy(lookup, any);
 }

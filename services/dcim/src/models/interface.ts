@@ -227,7 +227,7 @@ function hardwareAddress(name: 'mac_address' | 'wwn', octets: number): FilterDef
       if (lookup && lookup !== 'n') return stringLookup(column, lookup, values);
       const parsed = values.map((v) => parseMac(v, octets)).filter((v): v is string => v !== null);
       const hit = sql`${column} = ANY(${parsed}::text[])`;
-      return lookup === 'n' ? sql`NOT COALESCE(${hit}, FALSE)` : hit;
+      return excludedBy(lookup, sql`COALESCE(${hit}, FALSE)`);
     },
   };
 }

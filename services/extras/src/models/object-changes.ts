@@ -1,5 +1,5 @@
 import { contentType, contentTypeById, contentTypeDisplay } from '@inventory/refs';
-import { sql, raw, parseDateTime, type FilterDef } from '@inventory/filtering';
+import { excludedBy, type FilterDef, parseDateTime, raw, sql } from '@inventory/filtering';
 import { defineModel, f, parseUuid, type ModelDef } from '@inventory/rest';
 
 export const OBJECT_CHANGE_ACTIONS = [
@@ -79,7 +79,7 @@ export const objectChange: ModelDef = defineModel({
       apply: (values, lookup) => {
         const ids = values.filter((v) => v !== '').map(parseUuid);
         if (!ids.length) return undefined;
-        return lookup === 'n' ? sql`NOT (t.request_id = ANY(${ids}::text[]))` : sql`t.request_id = ANY(${ids}::text[])`;
+        return excludedBy(lookup, sql`t.request_id = ANY(${ids}::text[])`);
       },
     },
     {
@@ -89,7 +89,7 @@ export const objectChange: ModelDef = defineModel({
       valueType: 'integer',
       apply: (values, lookup) => {
         const labels = values.map((v) => contentTypeById(Number(v))?.label ?? '');
-        return lookup === 'n' ? sql`NOT (t.changed_object_type = ANY(${labels}::text[]))` : sql`t.changed_object_type = ANY(${labels}::text[])`;
+        return excludedBy(lookup, sql`t.changed_object_type = ANY(${labels}::text[])`);
       },
     },
     {

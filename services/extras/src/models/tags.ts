@@ -1,5 +1,5 @@
 import { contentType, contentTypeById } from '@inventory/refs';
-import { sql, raw, or, type FilterDef } from '@inventory/filtering';
+import { excludedBy, type FilterDef, or, raw, sql } from '@inventory/filtering';
 import { defineModel, f, TAGGED_ITEM_TABLE, type ModelDef, type Queryable, type ServiceContext } from '@inventory/rest';
 
 /** Tags in use on objects of the given types: asked of each owning service (tags live beside the objects). */
@@ -56,7 +56,7 @@ export const tag: ModelDef = defineModel({
         lookups: ['n'],
         apply: (values, lookup) => {
           const any = or(values.map((v) => sql`t.object_types @> ARRAY[${byId(v)}]::varchar[]`));
-          return lookup === 'n' ? sql`NOT COALESCE(${any}, FALSE)` : any;
+          return excludedBy(lookup, sql`COALESCE(${any}, FALSE)`);
         },
       },
       {

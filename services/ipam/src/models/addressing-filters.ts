@@ -1,5 +1,5 @@
 import { ValidationError } from '@inventory/core';
-import { sql, raw, and, or, FilterValueError, type FilterDef, type Sql } from '@inventory/filtering';
+import { and, excludedBy, type FilterDef, FilterValueError, or, raw, sql, type Sql } from '@inventory/filtering';
 import {
   formatAddress,
   formatNetwork,
@@ -276,7 +276,7 @@ export function addressFilters(ctx: ServiceContext): FilterDef[] {
         const ids = values.filter((v) => /^\d+$/.test(v.trim())).map(Number);
         if (ids.length !== values.length) throw new FilterValueError('Enter a number.');
         const hit = sql`COALESCE(${assignedId('ipam.fhrpgroup')} = ANY(${ids}::bigint[]), FALSE)`;
-        return lookup === 'n' ? sql`NOT ${hit}` : hit;
+        return excludedBy(lookup, hit);
       },
     },
     { kind: 'boolean', name: 'assigned_to_interface', expr: sql`COALESCE(t.assigned_object_type = ANY(${[...INTERFACE_TYPES]}::text[]), FALSE)` },

@@ -1,5 +1,5 @@
 import { ValidationError } from '@inventory/core';
-import { sql, raw, type FilterDef } from '@inventory/filtering';
+import { excludedBy, type FilterDef, raw, sql } from '@inventory/filtering';
 import { defineModel, f, ilike, keyResolver, projection, searchFilter, TENANT_GROUP_HOPS, type ModelDef, type Row, type ServiceContext } from '@inventory/rest';
 
 /** The largest 4-byte AS number (RFC 6793). */
@@ -54,7 +54,7 @@ function siteFilter(ctx: ServiceContext, name: string, key: 'id' | 'slug'): Filt
         ids.push(...hit);
       }
       const listed = sql`EXISTS (SELECT 1 FROM ${projection(ctx, 'dcim.site')} s WHERE NOT s.deleted AND s.id = ANY(${ids}::bigint[]) AND s.data->'asns' @> jsonb_build_array(t.id))`;
-      return lookup === 'n' ? sql`NOT ${listed}` : listed;
+      return excludedBy(lookup, listed);
     },
   };
 }

@@ -1,5 +1,5 @@
 import { ValidationError } from '@inventory/core';
-import { sql, raw, type FilterDef } from '@inventory/filtering';
+import { excludedBy, type FilterDef, raw, sql } from '@inventory/filtering';
 import { defineModel, f, formatNetwork, parseNetwork, type FieldDef, type ModelDef, type Row, type ServiceContext } from '@inventory/rest';
 import { SERVICE_PROTOCOLS } from './choices';
 
@@ -95,7 +95,7 @@ function ipaddressFilter(ctx: ServiceContext): FilterDef {
       if (missing) throw new ValidationError({ [param]: [`Select a valid choice. ${missing.v} is not one of the available choices.`] });
       const ids = rows.map((r) => Number(r.id));
       const has = sql`EXISTS (SELECT 1 FROM ${links} l WHERE l.owner_id = t.id AND l.target_id = ANY(${ids}::bigint[]))`;
-      return lookup === 'n' ? sql`NOT ${has}` : has;
+      return excludedBy(lookup, has);
     },
   };
 }

@@ -1,5 +1,5 @@
 import { contentType } from '@inventory/refs';
-import { sql, raw, type FilterDef } from '@inventory/filtering';
+import { excludedBy, type FilterDef, raw, sql } from '@inventory/filtering';
 import { contentTypeIdFilter, defineModel, f, ilike, keyResolver, searchFilter, noteTouched, removeGenericReferrers, type ModelDef, type ServiceContext, type WriteContext } from '@inventory/rest';
 
 const name = (r: Record<string, unknown>) => String(r.name);
@@ -135,7 +135,7 @@ export function contactFilters(ctx: ServiceContext, model: ModelDef): FilterDef[
           ? sql`ca.contact_id IN (SELECT id FROM ${raw(ctx.db.table(contact.table))} WHERE group_id = ANY(${ids}::bigint[]))`
           : sql`ca.${raw(name === 'contact' ? 'contact_id' : 'role_id')} = ANY(${ids}::bigint[])`;
       const exists = sql`EXISTS (SELECT 1 FROM ${assignments} ca WHERE ca.content_type = ${model.label} AND ca.object_id = t.id AND ${match})`;
-      return lookup === 'n' ? sql`NOT ${exists}` : exists;
+      return excludedBy(lookup, exists);
     },
   });
   return [via('contact', 'tenancy.contact', false), via('contact_role', 'tenancy.contactrole', false), via('contact_group', 'tenancy.contactgroup', true)];

@@ -1,5 +1,5 @@
 import { ValidationError } from '@inventory/core';
-import { type FilterDef, sql, raw } from '@inventory/filtering';
+import { excludedBy, type FilterDef, raw, sql } from '@inventory/filtering';
 import { keyResolver, type ServiceContext } from '@inventory/rest';
 
 /**
@@ -22,7 +22,7 @@ export function m2mKeyFilter(ctx: ServiceContext, name: string, through: string,
         ids.push(...hit);
       }
       const exists = sql`EXISTS (SELECT 1 FROM ${table} l WHERE l.owner_id = t.id AND l.target_id = ANY(${ids}::bigint[]))`;
-      return lookup === 'n' ? sql`NOT ${exists}` : exists;
+      return excludedBy(lookup, exists);
     },
   };
 }

@@ -1,6 +1,6 @@
 import { ValidationError } from '@inventory/core';
 import { contentType, contentTypeById } from '@inventory/refs';
-import { sql, or, parseBoolean, type FilterDef } from '@inventory/filtering';
+import { excludedBy, type FilterDef, or, parseBoolean, sql } from '@inventory/filtering';
 import { defineModel, f, type ModelDef } from '@inventory/rest';
 import { m2mKeyFilter } from './filters';
 
@@ -51,7 +51,7 @@ export const objectPermission: ModelDef = defineModel({
         // content type ids (as NetBox); labels are accepted too
         const labels = values.map((v) => (/^\d+$/.test(v) ? contentTypeById(Number(v))?.label : contentType(v)?.label) ?? '');
         const any = or(labels.map((l) => sql`t.object_types @> ARRAY[${l}]::varchar[]`));
-        return lookup === 'n' ? sql`NOT ${any}` : any;
+        return excludedBy(lookup, any);
       },
     },
     m2mKeyFilter(ctx, 'user', PERMISSION_USERS_TABLE, 'auth.user', 'username'),
