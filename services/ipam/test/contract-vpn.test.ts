@@ -199,7 +199,7 @@ runModelContract('IKE policy', {
     { query: () => 'version=1', expect: (o) => o.filter((x) => x.version.value === 1) },
     { query: () => 'mode=main', expect: (o) => o.filter((x) => x.mode?.value === 'main') },
     { query: () => 'proposal=Base IKE proposal', expect: (o) => o.filter((x) => x.proposals.length) },
-    { query: (o) => `proposal_id=${o[1].proposals[0].id}`, expect: (o) => o.filter((x) => x.proposals.length) },
+    { query: (o) => `proposal_id=${o.find((x) => x.proposals.length)!.proposals[0].id}`, expect: (o) => o.filter((x) => x.proposals.length) },
     { query: (o) => `preshared_key=${o[2].preshared_key}`, expect: (o) => [o[2]] },
   ],
 });
@@ -320,7 +320,7 @@ runModelContract('L2VPN', {
     { query: () => 'type=vpls', expect: (o) => o.filter((x) => x.type.value === 'vpls') },
     { query: (o) => `identifier=${o[1].identifier}`, expect: (o) => [o[1]] },
     { query: () => 'import_target=65000:100', expect: (o) => o.filter((x) => x.import_targets.length) },
-    { query: (o) => `export_target_id=${o.find((x) => x.export_targets.length).export_targets[0].id}`, expect: (o) => o.filter((x) => x.export_targets.length) },
+    { query: (o) => `export_target_id=${o.find((x) => x.export_targets.length)!.export_targets[0].id}`, expect: (o) => o.filter((x) => x.export_targets.length) },
     { query: () => 'tenant=vpn-tenant', expect: (o) => o.filter((x) => x.tenant) },
     { query: (o) => `q=${o[1].identifier}`, expect: (o) => o.filter((x) => x.identifier === o[1].identifier || String(x.name).includes(String(o[1].identifier))) },
   ],

@@ -6,6 +6,7 @@ import {
   f,
   ilike,
   keyResolver,
+  nestedFor,
   projectedModels,
   projection,
   searchFilter,
@@ -79,6 +80,7 @@ export const l2vpnTermination: ModelDef = defineModel({
     assigned_object: f.generic('assigned_object_type', 'assigned_object_id', { allowed: isAssignable }),
   },
   brief: ['l2vpn'],
+  // `<assigned object> <> <L2VPN>`; the brief form, which shows no assigned object, has it completed (decorate)
   display: (row, rep) => {
     const assigned = (rep.assigned_object as { display?: string } | null)?.display ?? `${String(row.assigned_object_type)} ${String(row.assigned_object_id)}`;
     const vpn = (rep.l2vpn as { display?: string } | null)?.display ?? String(row.l2vpn_id);
@@ -100,6 +102,18 @@ export const l2vpnTermination: ModelDef = defineModel({
   ],
   filters: (ctx) => terminationFilters(ctx),
   hooks: {
+    decorate: async (rows, out, c) => {
+      if (!c.brief || !(c.wants?.('display') ?? true) || !rows.length) return;
+      // the brief form: its display from the assigned objects' (one lookup per type for the page)
+      const byType = new Map<string, number[]>();
+      for (const r of rows) byType.set(String(r.assigned_object_type), [...(byType.get(String(r.assigned_object_type)) ?? []), Number(r.assigned_object_id)]);
+      const found = new Map<string, Map<number, Row>>();
+      for (const [label, ids] of byType) found.set(label, await nestedFor(c.service, label, ids, c.base, c.q).catch(() => new Map<number, Row>()));
+      rows.forEach((row, i) => {
+        const assigned = found.get(String(row.assigned_object_type))?.get(Number(row.assigned_object_id));
+        if (assigned && typeof out[i].display === 'string') out[i].display = l2vpnTermination.display(row, { ...out[i], assigned_object: assigned });
+      });
+    },
     validate: async (row, existing, wctx) => {
       const ctx = wctx.service;
       const type = row.assigned_object_type;

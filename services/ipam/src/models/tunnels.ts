@@ -99,6 +99,7 @@ export const tunnelTermination: ModelDef = defineModel({
     outside_ip: f.fk('ipam.ipaddress', 'PROTECT', { nullable: true, filterKey: null, label: 'Outside IP' }),
   },
   brief: [],
+  // `<tunnel>: Termination <id>`; the brief form, which shows no tunnel, has it completed (decorate)
   display: (row, rep) => `${(rep.tunnel as { display?: string } | null)?.display ?? String(row.tunnel_id)}: Termination ${String(row.id)}`,
   ordering: ['tunnel', 'role', 'id'],
   // tagged, with custom fields, but not an event-rules model (NetBox's TunnelTermination)
@@ -110,6 +111,15 @@ export const tunnelTermination: ModelDef = defineModel({
     attachedTo(ctx, 'vminterface_id', 'termination_type', 'termination_id', 'virtualization.vminterface', 'id'),
   ],
   hooks: {
+    decorate: async (rows, out, c) => {
+      if (!c.brief || !(c.wants?.('display') ?? true) || !rows.length) return;
+      const names = await c.q.query(sql`SELECT id, name FROM ${raw(c.service.db.table('tunnel'))} WHERE id = ANY(${rows.map((r) => Number(r.tunnel_id))}::bigint[])`);
+      const byId = new Map(names.map((n) => [Number(n.id), String(n.name)]));
+      rows.forEach((row, i) => {
+        const name = byId.get(Number(row.tunnel_id));
+        if (name !== undefined && typeof out[i].display === 'string') out[i].display = `${name}: Termination ${String(row.id)}`;
+      });
+    },
     validate: async (row, existing, wctx) => {
       const ctx = wctx.service;
       const type = row.termination_type;
