@@ -26,6 +26,8 @@ const made = async (path: string, body: Obj | Obj[], client: Client = api): Prom
   if (r.status !== 201) throw new Error(`POST ${path}: ${r.status} ${r.text}`);
   return r.body;
 };
+/** A representation with its urls' origins left out (each service of the stack answers on its own port). */
+const paths = (o: unknown) => JSON.parse(JSON.stringify(o).replace(/https?:\/\/[^/"]+/g, ''));
 let seq = 0;
 const uniq = (prefix: string) => `${prefix}-${++seq}`;
 
@@ -196,6 +198,16 @@ describe('L2VPN terminations', () => {
     expect((await api.get('/api/ipam/vlans/?l2vpn=4242')).body.results.map((x: Obj) => x.id)).toEqual([vlan.id]);
     expect((await api.get('/api/ipam/vlans/?l2vpn=999999')).status).toBe(400);
 
+    // dcim's interfaces and virtualization's VM interfaces show theirs (from their projections) and filter by L2VPN
+    expect(paths((await dcimApi.get(`/api/dcim/interfaces/${iface.id}/`)).body.l2vpn_termination)).toEqual(paths({ id: ti.id, url: ti.url, display: ti.display, l2vpn: ti.l2vpn }));
+    expect(paths((await virt.get(`/api/virtualization/interfaces/${vmIface.id}/`)).body.l2vpn_termination)).toEqual(paths({ id: tm.id, url: tm.url, display: tm.display, l2vpn: tm.l2vpn }));
+    expect((await dcimApi.get(`/api/dcim/interfaces/?l2vpn_id=${l2vpn.id}`)).body.results.map((x: Obj) => x.id)).toEqual([iface.id]);
+    expect((await dcimApi.get('/api/dcim/interfaces/?l2vpn=4242')).body.results.map((x: Obj) => x.id)).toEqual([iface.id]);
+    expect((await virt.get(`/api/virtualization/interfaces/?l2vpn_id=${l2vpn.id}`)).body.results.map((x: Obj) => x.id)).toEqual([vmIface.id]);
+    expect((await virt.get('/api/virtualization/interfaces/?l2vpn=4242')).body.results.map((x: Obj) => x.id)).toEqual([vmIface.id]);
+    expect((await virt.get(`/api/virtualization/interfaces/?l2vpn_id__n=${l2vpn.id}&id=${vmIface.id}`)).body.results).toEqual([]);
+    expect((await dcimApi.get('/api/dcim/interfaces/?l2vpn_id=999999')).status).toBe(400);
+
     // one termination per object
     const dup = await api.post('/api/vpn/l2vpn-terminations/', { l2vpn: l2vpn.id, assigned_object_type: 'ipam.vlan', assigned_object_id: vlan.id });
     expect(dup.status).toBe(400);
@@ -203,6 +215,9 @@ describe('L2VPN terminations', () => {
     // deleting the VLAN deletes its termination
     expect((await api.delete(`/api/ipam/vlans/${vlan.id}/`)).status).toBe(204);
     expect((await api.get(`/api/vpn/l2vpn-terminations/${tv.id}/`)).status).toBe(404);
+    // deleting a termination clears the interface's
+    expect((await api.delete(`/api/vpn/l2vpn-terminations/${tm.id}/`)).status).toBe(204);
+    expect((await virt.get(`/api/virtualization/interfaces/${vmIface.id}/`)).body.l2vpn_termination).toBeNull();
   });
 
   test('when a point-to-point L2VPN has two terminations, then a third is refused with NetBox\'s message', async () => {
