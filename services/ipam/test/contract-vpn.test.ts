@@ -133,6 +133,8 @@ runModelContract('tunnel termination', {
     { query: () => 'termination_type=virtualization.vminterface', expect: (o) => o },
     { query: (o) => `vminterface_id=${o[1].termination_id}`, expect: (o) => [o[1]] },
     { query: (o) => `vminterface=${o[2].termination.name}`, expect: (o) => [o[2]] },
+    // NetBox's `q` of tunnel terminations searches nothing
+    { query: () => 'q=nothing', expect: (o) => o },
   ],
 });
 
@@ -201,6 +203,10 @@ runModelContract('IKE policy', {
     { query: () => 'proposal=Base IKE proposal', expect: (o) => o.filter((x) => x.proposals.length) },
     { query: (o) => `proposal_id=${o.find((x) => x.proposals.length)!.proposals[0].id}`, expect: (o) => o.filter((x) => x.proposals.length) },
     { query: (o) => `preshared_key=${o[2].preshared_key}`, expect: (o) => [o[2]] },
+    { query: () => 'proposal__ic=base ike', expect: (o) => o.filter((x) => x.proposals.length) },
+    { query: () => 'proposal__nie=base ike proposal', expect: (o) => o.filter((x) => !x.proposals.length) },
+    { query: () => 'proposal_id__empty=true', expect: (o) => o.filter((x) => !x.proposals.length) },
+    { query: (o) => `proposal_id__gte=${o.find((x) => x.proposals.length)!.proposals[0].id}`, expect: (o) => o.filter((x) => x.proposals.length) },
   ],
 });
 
@@ -258,6 +264,8 @@ runModelContract('IPSec policy', {
   filters: [
     { query: () => 'pfs_group=5', expect: (o) => o.filter((x) => x.pfs_group?.value === 5) },
     { query: () => 'proposal=Base IPSec proposal', expect: (o) => o.filter((x) => x.proposals.length) },
+    { query: () => 'proposal__n=Base IPSec proposal', expect: (o) => o.filter((x) => !x.proposals.length) },
+    { query: () => 'proposal_id__empty=false', expect: (o) => o.filter((x) => x.proposals.length) },
     { query: () => 'q=d1', expect: (o) => o.filter((x) => x.description === 'd1') },
   ],
 });

@@ -1,5 +1,5 @@
 import { ValidationError } from '@inventory/core';
-import { sql, raw, excludedBy, type FilterDef } from '@inventory/filtering';
+import { sql, raw, excludedBy, compareLookup, parseBoolean, parseInteger, stringLookup, STRING_LOOKUPS, type FilterDef, type Sql } from '@inventory/filtering';
 import { defineModel, f, ilike, keyResolver, searchFilter, type ModelDef, type Row, type ServiceContext } from '@inventory/rest';
 import { AUTHENTICATION_ALGORITHM, AUTHENTICATION_METHOD, DH_GROUP, ENCRYPTION_ALGORITHM, IKE_MODE, IKE_VERSION, IPSEC_MODE } from './vpn-choices';
 
@@ -33,6 +33,51 @@ export function listedBy(ctx: ServiceContext, name: string, owner: string, throu
   };
 }
 
+/**
+ * NetBox's `proposal_id` (MultiValueNumberFilter on `proposals__id`) and
+ * `proposal` (MultiValueCharFilter on `proposals__name`) of a policy, with
+ * their lookups: the policies with a proposal matching (`__n` and the
+ * negated text lookups: with none matching; `__empty`: with none at all).
+ */
+export function proposalFilters(ctx: ServiceContext, through: string, proposals: string): FilterDef[] {
+  const links = raw(ctx.db.table(through));
+  const names = raw(ctx.db.table(proposals));
+  const any = (cond: Sql) => sql`EXISTS (SELECT 1 FROM ${links} l JOIN ${names} p ON p.id = l.target_id WHERE l.owner_id = t.id AND ${cond})`;
+  const empty = (values: string[]) => {
+    const v = parseBoolean(values[values.length - 1] ?? '');
+    return v === undefined ? undefined : v ? sql`NOT ${any(sql`TRUE`)}` : any(sql`TRUE`);
+  };
+  return [
+    {
+      kind: 'method',
+      name: 'proposal_id',
+      lookups: ['n', 'lt', 'lte', 'gt', 'gte', 'empty'],
+      apply: (values, lookup) => {
+        if (lookup === 'empty') return empty(values);
+        const ids = values.map(parseInteger);
+        if (lookup === 'n') return sql`NOT ${any(sql`p.id = ANY(${ids}::bigint[])`)}`;
+        if (lookup) return any(compareLookup(sql`p.id`, lookup, ids, '::bigint'));
+        return any(sql`p.id = ANY(${ids}::bigint[])`);
+      },
+    },
+    {
+      kind: 'method',
+      name: 'proposal',
+      lookups: STRING_LOOKUPS,
+      apply: (values, lookup) => {
+        if (lookup === 'empty') return empty(values);
+        if (lookup === 'n') return sql`NOT ${any(sql`p.name = ANY(${values}::text[])`)}`;
+        // a negated text lookup: none of the proposals matches the positive one
+        if (lookup && lookup.startsWith('n')) return sql`NOT ${any(stringLookup(sql`p.name`, lookup.slice(1), values))}`;
+        if (lookup) return any(stringLookup(sql`p.name`, lookup, values));
+        return any(sql`p.name = ANY(${values}::text[])`);
+      },
+    },
+  ];
+}
+
+const comments = () => ({ ...f.comments(), filter: false });
+
 /** A set of IKE (phase 1) parameters, offered by IKE policies. */
 export const ikeProposal: ModelDef = defineModel({
   label: 'vpn.ikeproposal',
@@ -48,7 +93,7 @@ export const ikeProposal: ModelDef = defineModel({
     authentication_algorithm: f.choice(AUTHENTICATION_ALGORITHM, { blank: true }),
     group: f.choice(DH_GROUP, { required: true, help: 'Diffie-Hellman group ID' }),
     sa_lifetime: f.integer({ nullable: true, min: 0, max: POSITIVE_INT, label: 'SA lifetime', help: 'Security association lifetime (in seconds)' }),
-    comments: f.comments(),
+    comments: comments(),
   },
   brief: ['name'],
   display: byName,
@@ -73,14 +118,14 @@ export const ikePolicy: ModelDef = defineModel({
     description: f.description(),
     version: f.choice(IKE_VERSION, { default: 2 }),
     mode: f.choice(IKE_MODE, { blank: true }),
-    proposals: f.m2m('vpn.ikeproposal', 'ike_policy_proposals', { idFilter: 'proposal_id', filterKey: 'name', filterName: 'proposal' }),
+    proposals: f.m2m('vpn.ikeproposal', 'ike_policy_proposals', { idFilter: 'proposal_id', filterKey: null }),
     preshared_key: f.text({ label: 'pre-shared key' }),
-    comments: f.comments(),
+    comments: comments(),
   },
   brief: ['name'],
   display: byName,
   ordering: ['name'],
-  filters: () => [nameDescriptionComments()],
+  filters: (ctx) => [nameDescriptionComments(), ...proposalFilters(ctx, 'ike_policy_proposals', 'ike_proposal')],
   hooks: {
     validate: (row) => {
       // IKEPolicy.clean()
@@ -105,7 +150,7 @@ export const ipsecProposal: ModelDef = defineModel({
     authentication_algorithm: f.choice(AUTHENTICATION_ALGORITHM, { blank: true, label: 'authentication' }),
     sa_lifetime_seconds: f.integer({ nullable: true, min: 0, max: POSITIVE_INT, label: 'SA lifetime (seconds)', help: 'Security association lifetime (seconds)' }),
     sa_lifetime_data: f.integer({ nullable: true, min: 0, max: POSITIVE_INT, label: 'SA lifetime (KB)', help: 'Security association lifetime (in kilobytes)' }),
-    comments: f.comments(),
+    comments: comments(),
   },
   brief: ['name'],
   display: byName,
@@ -130,14 +175,14 @@ export const ipsecPolicy: ModelDef = defineModel({
   fields: {
     name: f.name(100, { unique: true }),
     description: f.description(),
-    proposals: f.m2m('vpn.ipsecproposal', 'ipsec_policy_proposals', { idFilter: 'proposal_id', filterKey: 'name', filterName: 'proposal' }),
+    proposals: f.m2m('vpn.ipsecproposal', 'ipsec_policy_proposals', { idFilter: 'proposal_id', filterKey: null }),
     pfs_group: f.choice(DH_GROUP, { nullable: true, label: 'PFS group', help: 'Diffie-Hellman group for Perfect Forward Secrecy' }),
-    comments: f.comments(),
+    comments: comments(),
   },
   brief: ['name'],
   display: byName,
   ordering: ['name'],
-  filters: () => [nameDescriptionComments()],
+  filters: (ctx) => [nameDescriptionComments(), ...proposalFilters(ctx, 'ipsec_policy_proposals', 'ipsec_proposal')],
 });
 
 /** An IPSec profile: a mode with an IKE policy and an IPSec policy; tunnels use one. */
@@ -153,7 +198,7 @@ export const ipsecProfile: ModelDef = defineModel({
     mode: f.choice(IPSEC_MODE, { required: true }),
     ike_policy: f.fk('vpn.ikepolicy', 'PROTECT', { required: true, filterKey: 'name', label: 'IKE policy' }),
     ipsec_policy: f.fk('vpn.ipsecpolicy', 'PROTECT', { required: true, filterKey: 'name', label: 'IPSec policy' }),
-    comments: f.comments(),
+    comments: comments(),
   },
   brief: ['name'],
   display: byName,

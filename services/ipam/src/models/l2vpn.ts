@@ -33,7 +33,7 @@ export const l2vpn: ModelDef = defineModel({
     import_targets: f.m2m('ipam.routetarget', 'l2vpn_import_targets', { idFilter: 'import_target_id', filterKey: 'name', filterName: 'import_target' }),
     export_targets: f.m2m('ipam.routetarget', 'l2vpn_export_targets', { idFilter: 'export_target_id', filterKey: 'name', filterName: 'export_target' }),
     description: f.description(),
-    comments: f.comments(),
+    comments: { ...f.comments(), filter: false },
     tenant: f.fk('tenancy.tenant', 'PROTECT', { nullable: true, hops: TENANT_GROUP_HOPS }),
   },
   brief: ['identifier', 'name', 'slug', 'type'],

@@ -48,7 +48,7 @@ export const tunnel: ModelDef = defineModel({
     tenant: f.fk('tenancy.tenant', 'PROTECT', { nullable: true, hops: TENANT_GROUP_HOPS }),
     tunnel_id: { type: 'bigint', nullable: true, min: 0, max: Number.MAX_SAFE_INTEGER, label: 'tunnel ID' },
     description: f.description(),
-    comments: f.comments(),
+    comments: { ...f.comments(), filter: false },
   },
   brief: ['name'],
   display: (row) => String(row.name),
@@ -105,6 +105,8 @@ export const tunnelTermination: ModelDef = defineModel({
   // tagged, with custom fields, but not an event-rules model (NetBox's TunnelTermination)
   unique: [{ fields: ['termination_type', 'termination_id'], errorField: 'termination', message: 'An object may be terminated to only one tunnel at a time.' }],
   filters: (ctx) => [
+    // NetBox's TunnelTerminationFilterSet has `q` but no search of its own (NetBoxModelFilterSet.search): it filters nothing
+    { kind: 'method', name: 'q', apply: () => undefined },
     attachedTo(ctx, 'interface', 'termination_type', 'termination_id', 'dcim.interface', 'name'),
     attachedTo(ctx, 'interface_id', 'termination_type', 'termination_id', 'dcim.interface', 'id'),
     attachedTo(ctx, 'vminterface', 'termination_type', 'termination_id', 'virtualization.vminterface', 'name'),
