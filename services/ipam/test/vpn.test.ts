@@ -232,3 +232,29 @@ describe('L2VPN terminations', () => {
     expect(third.body).toEqual({ __all__: ['VPWS L2VPNs cannot have more than two terminations; found 2 already defined.'] });
   });
 });
+
+describe('other services', () => {
+  test('when a contact is assigned to an L2VPN, then tenancy shows it nested, and deleting the L2VPN deletes the assignment', async () => {
+    const ten = stack.client('tenancy');
+    const l2vpn = await made('/api/vpn/l2vpns/', { name: uniq('l2'), slug: uniq('l2'), type: 'evpl' });
+    const contact = await made('/api/tenancy/contacts/', { name: uniq('contact') }, ten);
+    const role = await made('/api/tenancy/contact-roles/', { name: uniq('crole'), slug: uniq('crole') }, ten);
+    const a = await made('/api/tenancy/contact-assignments/', { content_type: 'vpn.l2vpn', object_id: l2vpn.id, contact: contact.id, role: role.id }, ten);
+    expect(paths(a.object)).toEqual(paths({ id: l2vpn.id, url: l2vpn.url, display: l2vpn.display, identifier: null, name: l2vpn.name, slug: l2vpn.slug, type: l2vpn.type }));
+    expect((await api.delete(`/api/vpn/l2vpns/${l2vpn.id}/`)).status).toBe(204);
+    await eventually(async () => (await ten.get(`/api/tenancy/contact-assignments/${a.id}/`)).status === 404, 15_000, 'the assignment deleted with its L2VPN');
+  });
+
+  test('when vpn objects are written, then the change log names them by their vpn content types', async () => {
+    const ex = stack.client('extras');
+    const group = await made('/api/vpn/tunnel-groups/', { name: uniq('tg'), slug: uniq('tg') });
+    await eventually(
+      async () => (await ex.get(`/api/extras/object-changes/?changed_object_type=vpn.tunnelgroup&changed_object_id=${group.id}`)).body.count === 1,
+      15_000,
+      'the change recorded',
+    );
+    const change = (await ex.get(`/api/extras/object-changes/?changed_object_type=vpn.tunnelgroup&changed_object_id=${group.id}`)).body.results[0];
+    expect(change).toMatchObject({ action: { value: 'create' }, changed_object_type: 'vpn.tunnelgroup', changed_object_id: group.id });
+    expect(change.display).toContain(`VPN | tunnel group ${group.name} created`);
+  });
+});
