@@ -207,6 +207,13 @@ describe('L2VPN terminations', () => {
     expect((await virt.get('/api/virtualization/interfaces/?l2vpn=4242')).body.results.map((x: Obj) => x.id)).toEqual([vmIface.id]);
     expect((await virt.get(`/api/virtualization/interfaces/?l2vpn_id__n=${l2vpn.id}&id=${vmIface.id}`)).body.results).toEqual([]);
     expect((await dcimApi.get('/api/dcim/interfaces/?l2vpn_id=999999')).status).toBe(400);
+    // a renamed L2VPN reads renamed there too
+    const renamed = (await api.patch(`/api/vpn/l2vpns/${l2vpn.id}/`, { name: `${l2vpn.name} renamed` })).body;
+    await eventually(async () => (await dcimApi.get(`/api/dcim/interfaces/${iface.id}/`)).body.l2vpn_termination?.l2vpn?.name === renamed.name, 15_000, 'the new name in dcim');
+    const shown = (await dcimApi.get(`/api/dcim/interfaces/${iface.id}/`)).body.l2vpn_termination;
+    expect(shown.display).toBe(`${iface.name} <> ${renamed.name} (4242)`);
+    expect(paths(shown.l2vpn)).toEqual(paths({ id: l2vpn.id, url: l2vpn.url, display: renamed.display, identifier: 4242, name: renamed.name, slug: l2vpn.slug, type: l2vpn.type }));
+    expect((await api.get(`/api/vpn/l2vpn-terminations/${ti.id}/`)).body.display).toBe(shown.display);
 
     // one termination per object
     const dup = await api.post('/api/vpn/l2vpn-terminations/', { l2vpn: l2vpn.id, assigned_object_type: 'ipam.vlan', assigned_object_id: vlan.id });

@@ -40,8 +40,15 @@ export async function decorateL2vpnTermination(
          WHERE NOT deleted AND (data->>'assigned_object_id')::bigint = ANY(${rows.map((r) => Number(r.id))}::bigint[]) AND data->>'assigned_object_type' = ${label}`)
     : [];
   const nested = found.length ? await nestedFor(c.service, TERMINATIONS, found.map((f) => Number(f.id)), c.base, c.q) : new Map<number, Row>();
+  // the L2VPN as it is now (a termination's copy keeps the L2VPN as it was when the termination last changed)
+  const vpnIds = [...nested.values()].map((n) => Number((n.l2vpn as Row | null)?.id)).filter((id) => Number.isSafeInteger(id));
+  const vpns = vpnIds.length ? await nestedFor(c.service, 'vpn.l2vpn', vpnIds, c.base, c.q) : new Map<number, Row>();
   const byObject = new Map(found.map((f) => [Number(f.object), nested.get(Number(f.id)) ?? null]));
   rows.forEach((row, i) => {
-    if ('l2vpn_termination' in out[i]) out[i].l2vpn_termination = byObject.get(Number(row.id)) ?? null;
+    if (!('l2vpn_termination' in out[i])) return;
+    const term = byObject.get(Number(row.id)) ?? null;
+    const vpn = term ? vpns.get(Number((term.l2vpn as Row | null)?.id)) : undefined;
+    // NetBox's `<assigned object> <> <L2VPN>`: this interface's own display and the L2VPN's current one
+    out[i].l2vpn_termination = term && vpn ? { ...term, display: `${String(out[i].display ?? row.name)} <> ${String(vpn.display)}`, l2vpn: vpn } : term;
   });
 }
