@@ -51,6 +51,11 @@ describe('routing table', () => {
     expect(routeFor('/api/extras/tags/')).toEqual({ area: 'extras', service: 'extras', root: false });
   });
 
+  test('when a path is under vpn, then ipam owns it (decision 028)', () => {
+    expect(routeFor('/api/vpn/')).toEqual({ area: 'vpn', service: 'ipam', root: true });
+    expect(routeFor('/api/vpn/l2vpn-terminations/3/')).toEqual({ area: 'vpn', service: 'ipam', root: false });
+  });
+
   test('when a path is a webhook endpoint, then the webhooks service owns it', () => {
     expect(routeFor('/api/extras/webhooks/3/')?.service).toBe('webhooks');
     expect(routeFor('/api/extras/webhook-deliveries/')?.service).toBe('webhooks');
@@ -65,6 +70,6 @@ describe('routing table', () => {
   });
 
   test('when the area is unknown or the gateway own, then there is no route', () => {
-    for (const p of ['/api/', '/api/plugins/', '/api/status/', '/api/core/', '/internal/openapi']) expect(routeFor(p)).toBeNull();
+    for (const p of ['/api/', '/api/plugins/', '/api/status/', '/api/nosuch/', '/internal/openapi']) expect(routeFor(p)).toBeNull();
   });
 });

@@ -13,6 +13,8 @@ export function createService(config: BaseConfig & Partial<Pick<IpamConfig, 'ENF
   return createRestService({
     name: 'ipam',
     area: 'ipam',
+    // NetBox 3.7's vpn app (decision 028): /api/vpn/
+    areas: ['vpn'],
     config,
     own,
     models,

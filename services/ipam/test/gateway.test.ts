@@ -311,4 +311,17 @@ describe('ipam through the gateway', () => {
     expect([full.status, full.body]).toEqual([409, INSUFFICIENT]);
     expect((await read(`${I}/prefixes/${parent.id}/`)).children).toBe(5);
   });
+
+  test('when /api/vpn/ is read through the gateway, then ipam answers it, the root lists it and the merged schema documents its paths and shapes', async () => {
+    expect((await read('/api/')).vpn).toBe(`${base}/api/vpn/`);
+    const area = await read('/api/vpn/');
+    expect(area.tunnels).toBe(`${base}/api/vpn/tunnels/`);
+    expect(area).not.toHaveProperty('prefixes');
+    expect(await read(`${I}/`)).not.toHaveProperty('tunnels');
+    const profile = await made('/api/vpn/ike-proposals/', { name: 'gw proposal', authentication_method: 'preshared-keys', encryption_algorithm: 'aes-256-cbc', group: 14 });
+    expect(profile.url).toBe(`${base}/api/vpn/ike-proposals/${profile.id}/`);
+    const schema = await gw.get('/api/schema/', { headers: { accept: 'application/json' } });
+    for (const p of ['/api/vpn/tunnels/', '/api/vpn/tunnels/{id}/', '/api/vpn/l2vpn-terminations/', '/api/vpn/ike-proposals/']) expect(schema.body.paths[p]).toBeDefined();
+    for (const c of ['Tunnel', 'BriefTunnelGroup', 'IKEProposal', 'L2VPNTermination']) expect(schema.body.components.schemas[c]).toBeDefined();
+  });
 });

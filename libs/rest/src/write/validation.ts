@@ -180,7 +180,7 @@ function dateSchema(type: 'date' | 'datetime'): Joi.Schema {
 /** A content type as `<app_label>.<model_name>`, one the field allows (a list of them when `many`). */
 function contentTypeSchema(field: Extract<FieldDef, { type: 'contenttype' }>): Joi.Schema {
   const one = Joi.any().custom((value, helpers) => {
-    if (typeof value !== 'string' || !/^[a-z_]+\.[a-z_]+$/.test(value)) {
+    if (typeof value !== 'string' || !/^[a-z_0-9]+\.[a-z_0-9]+$/.test(value)) {
       return helpers.message({ custom: "Invalid value. Specify a content type as '<app_label>.<model_name>'." });
     }
     const ct = contentType(value);

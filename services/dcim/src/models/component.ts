@@ -27,6 +27,8 @@ export interface ComponentOptions {
   brief?: string[];
   /** Counts of other objects naming the component (an interface's addresses, from ipam). */
   counts?: Record<string, CountDef>;
+  /** Other services' models its hooks and filters read (kept as projections): an interface's L2VPN terminations. */
+  reads?: ModelDef['reads'];
 }
 
 const capitalized = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
@@ -68,6 +70,7 @@ export function component(o: ComponentOptions): ModelDef {
     unique: [{ fields: ['device', 'name'], message: `${name} with this Device and Name already exists.` }, ...(o.unique ?? [])],
     filters: (ctx) => [...deviceComponentFilters(ctx), ...cabledFilters(ctx, endpoint), ...(o.filters?.(ctx) ?? [])],
     ...(o.counts ? { counts: o.counts } : {}),
+    ...(o.reads ? { reads: o.reads } : {}),
     hooks: {
       decorate: decorateCabled(endpoint, o.label === 'dcim.interface'),
       beforeDelete: deleteCabled(o.label),

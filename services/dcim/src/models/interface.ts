@@ -5,6 +5,7 @@ import { INTERFACE_TYPE, POE_MODE, POE_TYPE, WIRELESS_INTERFACE_TYPES, WIRELESS_
 import { INTERFACE_DUPLEX, INTERFACE_MODE, VIRTUAL_INTERFACE_TYPES, WIRELESS_CHANNEL, channelAttr } from './cable-choices';
 import { component, componentName } from './component';
 import { decorateCabled } from '../cabling/cabled';
+import { decorateL2vpnTermination, l2vpnFilters, L2VPN_READS } from './l2vpn-termination';
 
 const typeLabel = (type: unknown) => INTERFACE_TYPE.find(([v]) => v === type)?.[1] ?? String(type);
 
@@ -58,11 +59,12 @@ export const iface: ModelDef = component({
     // the wireless link joining it (set by the link's save, cleared by its delete: NetBox's signals) and its wireless LANs (written as ids)
     wireless_link: f.fk('wireless.wirelesslink', 'SET_NULL', { readOnly: true, filter: false, filterKey: null, label: 'wireless link' }),
     wireless_lans: f.m2m('wireless.wirelesslan', 'interface_wireless_lans', { filter: false, filterKey: null, label: 'wireless LANs' }),
-    // there is no L2VPN application here: no termination to show
     vrf: f.fk('ipam.vrf', 'SET_NULL', { filterKey: null, label: 'VRF' }),
+    // its L2VPN termination (vpn's, served by ipam), nested, from dcim's projection (decorate)
     l2vpn_termination: f.json({ readOnly: true, virtual: true }),
   },
-  filters: (ctx) => interfaceFilters(ctx),
+  filters: (ctx) => [...interfaceFilters(ctx), ...l2vpnFilters(ctx, 'dcim.interface')],
+  reads: L2VPN_READS,
   // ipam's addresses and FHRP group assignments name their interface by a generic relation: counted from dcim's projections of them
   counts: {
     count_ipaddresses: { model: 'ipam.ipaddress', field: 'assigned_object_id', where: `c.data->>'assigned_object_type' = 'dcim.interface'` },
@@ -77,6 +79,7 @@ export const iface: ModelDef = component({
           if ('l2vpn_termination' in o) o.l2vpn_termination = null;
         });
       }
+      await decorateL2vpnTermination('dcim.interface', rows, out, c);
       await interfaceDecorate(rows, out, c);
     },
     afterSave: async (saved, wctx) => {

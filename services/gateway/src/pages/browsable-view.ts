@@ -6,7 +6,7 @@ import { isObject } from './browsable-forms';
 /** Answer headers that describe the connection, not the API's answer, are not shown; API-Version is the gateway's (added once). */
 const HIDDEN_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'date', 'api-version']);
 /** DRF/NetBox names of the area root views. */
-const AREA_NAMES: Record<string, string> = { dcim: 'DCIM', ipam: 'IPAM' };
+const AREA_NAMES: Record<string, string> = { dcim: 'DCIM', ipam: 'IPAM', vpn: 'VPN' };
 
 /** The answer's headers as DRF's page shows them: sorted, the transport's left out, API-Version added as the client gets it. */
 export function shownHeaders(headers: Headers): [string, string][] {

@@ -6,7 +6,8 @@ import { prefixVlan } from './0004_prefix_vlan';
 import { ipIndexes } from './0005_ip_indexes';
 import { serviceIpaddresses } from './0006_service_ipaddresses';
 import { ipBlockUsage } from './0007_ip_block_usage';
+import { vpn } from './0008_vpn';
 
 /** In order; each entry is frozen once released (docs/decisions/005-frozen-migrations.md). */
 // the last: the library's migration of the tables every service has (its history made them already; it finds them)
-export const migrations: Migration[] = [initial, addressing, vlansAsnsServices, prefixVlan, ipIndexes, serviceIpaddresses, ipBlockUsage, sharedTables];
+export const migrations: Migration[] = [initial, addressing, vlansAsnsServices, prefixVlan, ipIndexes, serviceIpaddresses, ipBlockUsage, vpn, sharedTables];

@@ -6,15 +6,20 @@ import {
   f,
   ilike,
   memo,
+  noteTouched,
   projection,
+  removeGenericReferrers,
+  represent,
   searchFilter,
   TENANT_GROUP_HOPS,
   type ModelDef,
+  type Queryable,
   type Row,
   type ServiceContext,
   type WriteContext,
 } from '@inventory/rest';
 import { VLAN_STATUS } from './choices';
+import { terminatedOn } from './l2vpn';
 
 /** What a VLAN group may be scoped to, and the filter (`?site=<id>`) that finds the groups scoped to each. */
 export const VLAN_GROUP_SCOPES: Record<string, string> = {
@@ -127,8 +132,8 @@ export const vlan: ModelDef = defineModel({
     role: f.fk('ipam.role', 'SET_NULL'),
     description: f.description(),
     comments: f.comments(),
-    // no L2VPNs here: always null
-    l2vpn_termination: f.json({ readOnly: true, virtual: true, filter: false, orderable: false }),
+    // the VLAN's L2VPN termination (one at most), nested (decorate)
+    l2vpn_termination: f.json({ readOnly: true, virtual: true, filter: false, orderable: false, label: 'L2VPN termination' }),
     // the seed's VLAN shape also carries `display_name`: the display again (decorate)
     display_name: f.string(200, { readOnly: true, virtual: true, filter: false, orderable: false }),
   },
@@ -148,14 +153,39 @@ export const vlan: ModelDef = defineModel({
       ...(/^\d{1,9}$/.test(text) ? [sql`t.vid = ${Number(text)}`] : []),
     ]),
     ...availableFilters(ctx),
+    terminatedOn(ctx, 'l2vpn_id', 'ipam.vlan', 'id'),
+    terminatedOn(ctx, 'l2vpn', 'ipam.vlan', 'identifier'),
   ],
   hooks: {
     validate: (row, _existing, wctx) => checkGroup(row, wctx),
-    decorate: (rows, out) => {
+    decorate: async (rows, out, c) => {
       out.forEach((rep, i) => 'display_name' in rep && (rep.display_name = `${String(rows[i].name)} (${String(rows[i].vid)})`));
+      if (!c.brief && (c.wants?.('l2vpn_termination') ?? true)) await decorateTerminations(rows, out, c);
+    },
+    // the VLAN's L2VPN termination goes with it (NetBox's GenericRelation)
+    beforeDelete: async (ids, wctx) => {
+      const terms = wctx.service.models.get('vpn.l2vpntermination');
+      if (!terms) return;
+      const deleted = await removeGenericReferrers(wctx.service, terms, 'assigned_object_type', 'assigned_object_id', 'ipam.vlan', ids, wctx);
+      if (deleted.length) noteTouched(wctx, terms, { deleted });
     },
   },
 });
+
+/** `l2vpn_termination`: each VLAN's L2VPN termination in its nested form, or null; one query for the page. */
+async function decorateTerminations(rows: Row[], out: Row[], c: { service: ServiceContext; q: Queryable; base: string }): Promise<void> {
+  const model = c.service.models.get('vpn.l2vpntermination');
+  if (!model || !rows.length) return;
+  const found = await c.q.query(
+    sql`SELECT * FROM ${raw(c.service.db.table(model.table))} WHERE assigned_object_type = 'ipam.vlan' AND assigned_object_id = ANY(${rows.map((r) => Number(r.id))}::bigint[]) ORDER BY id`,
+  );
+  const nested = found.length ? await represent(c.service, model, found, { mode: 'nested', base: c.base, q: c.q }) : [];
+  const byVlan = new Map<number, Row>();
+  found.forEach((t, i) => byVlan.set(Number(t.assigned_object_id), nested[i]));
+  rows.forEach((row, i) => {
+    if ('l2vpn_termination' in out[i]) out[i].l2vpn_termination = byVlan.get(Number(row.id)) ?? null;
+  });
+}
 
 /** NetBox's VLAN.clean(): a grouped VLAN's site is its group's scope, and its VID is inside the group's range. */
 async function checkGroup(row: Row, wctx: WriteContext): Promise<void> {

@@ -5,15 +5,12 @@ import { INTERFACE_MODE } from './choices';
 import { macFilter, normalizeMac } from './mac';
 import { MACHINE_CLUSTER_HOPS } from './scope';
 import { virtualMachine } from './virtual-machines';
+import { decorateL2vpnTermination, l2vpnFilters, L2VPN_READS } from './l2vpn-termination';
 
 /** A component's machine: required, deleted with it, `?virtual_machine=<name>`, and the machine's cluster. */
 const machine = () => f.fk('virtualization.virtualmachine', 'CASCADE', { required: true, filterKey: 'name', hops: MACHINE_CLUSTER_HOPS });
 
-/**
- * NetBox's VMInterface. Not here yet: `l2vpn_termination` (and the `l2vpn`
- * filters) and `count_fhrp_groups`: vpn's terminations and ipam's FHRP group
- * assignments are not in the content-type catalogue yet.
- */
+/** NetBox's VMInterface. */
 export const vmInterface: ModelDef = defineModel({
   label: 'virtualization.vminterface',
   endpoint: 'interfaces',
@@ -34,7 +31,7 @@ export const vmInterface: ModelDef = defineModel({
     untagged_vlan: f.fk('ipam.vlan', 'SET_NULL', { filter: false, label: 'untagged VLAN' }),
     tagged_vlans: f.m2m('ipam.vlan', 'vm_interface_tagged_vlans', { filter: false, label: 'tagged VLANs' }),
     vrf: f.fk('ipam.vrf', 'SET_NULL', { filterKey: 'rd', label: 'VRF' }),
-    // there is no L2VPN application here: no termination to show
+    // its L2VPN termination (vpn's, served by ipam), nested, from this service's projection (decorate)
     l2vpn_termination: f.json({ readOnly: true, virtual: true, filter: false, orderable: false, label: 'L2VPN termination' }),
   },
   brief: ['virtual_machine', 'name'],
@@ -47,8 +44,10 @@ export const vmInterface: ModelDef = defineModel({
     count_ipaddresses: { model: 'ipam.ipaddress', field: 'assigned_object_id', where: `c.data->>'assigned_object_type' = 'virtualization.vminterface'` },
     count_fhrp_groups: { model: 'ipam.fhrpgroupassignment', field: 'interface_id', where: `c.data->>'interface_type' = 'virtualization.vminterface'` },
   },
-  filters: (ctx) => interfaceFilters(ctx),
+  filters: (ctx) => [...interfaceFilters(ctx), ...l2vpnFilters(ctx, 'virtualization.vminterface')],
+  reads: L2VPN_READS,
   hooks: {
+    decorate: (rows, out, c) => decorateL2vpnTermination('virtualization.vminterface', rows, out, c),
     validate: (row, existing, wctx) => checkInterface(row, existing, wctx),
     beforeSave: (columns, existing, wctx) => applyMode(columns, existing, wctx),
   },
