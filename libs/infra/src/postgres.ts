@@ -29,6 +29,8 @@ export interface PostgresOptions {
   persistent?: boolean;
   prefer?: ('docker' | 'local' | 'embedded')[];
   log?: (msg: string) => void;
+  /** More server settings (`name=value`, as `postgres -c`): the benchmarks' pg_stat_statements. */
+  settings?: string[];
 }
 
 // Same credentials for every backend so callers never need to care which one ran.
@@ -260,6 +262,7 @@ async function startLocal(
       'max_connections=200',
       // Throwaway test clusters: durability costs time and buys nothing.
       ...(persistent ? [] : ['fsync=off', 'synchronous_commit=off', 'full_page_writes=off']),
+      ...(opts.settings ?? []),
     ];
     const args = ['-D', pgdata, ...settings.flatMap((s) => ['-c', s])];
     for (let attempt = 1; ; attempt++) {
@@ -447,7 +450,7 @@ async function startDocker(opts: PostgresOptions, log: Log): Promise<RunningPost
     container = container
       .withTmpFs({ '/var/lib/postgresql/data': 'rw' })
       .withCommand(['postgres', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off',
-        '-c', 'max_connections=200']);
+        '-c', 'max_connections=200', ...(opts.settings ?? []).flatMap((s) => ['-c', s])]);
   }
   const started = await container.start();
   const host = started.getHost();

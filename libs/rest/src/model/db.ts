@@ -10,12 +10,27 @@ pg.types.setTypeParser(1082, (v) => v); // date
 pg.types.setTypeParser(20, (v) => Number(v)); // int8
 pg.types.setTypeParser(1700, (v) => Number(v)); // numeric
 
-/** deadlock_detected, serialization_failure: the transaction lost a race and may simply run again. */
-const RETRYABLE = new Set(['40P01', '40001']);
+/**
+ * deadlock_detected, serialization_failure: the transaction lost a race and may simply run again;
+ * feature_not_supported is what a prepared statement reading `t.*` raises once a migration changed
+ * the table under it ("cached plan must not change result type"): run again, it is no longer named.
+ */
+const RETRYABLE = new Set(['40P01', '40001', '0A000']);
+/** Runs of one statement text before it is prepared (named) on each connection: its plan is kept from then on. */
+const NAME_AFTER_RUNS = 3;
+/** Texts prepared at most, per service: the hot ones (a list page, a representation, the outbox); others stay unnamed. */
+const MAX_NAMED = 128;
+/** Texts counted at most before the count starts again (many one-off texts: filters, bulk VALUES lists). */
+const MAX_COUNTED = 2000;
 const TRANSACTION_RETRIES = 3;
 
 export interface Queryable {
   query(statement: Sql): Promise<Record<string, unknown>[]>;
+}
+
+/** A prepared statement's name: its text's (so the same text has the same name on every connection). */
+function statementName(text: string): string {
+  return `p_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`;
 }
 
 /** A transaction: a checked-out client. */
@@ -37,13 +52,17 @@ export class Tx implements Queryable {
 export class Db implements Queryable {
   readonly pool: pg.Pool;
   private genericPool?: pg.Pool;
+  /** How often each recent statement text ran, and the texts run by name (see `nameFor`). */
+  private readonly runs = new Map<string, number>();
+  private readonly named = new Set<string>();
 
   constructor(
     private readonly url: string,
     readonly schema: string,
     private readonly max = 10,
   ) {
-    this.pool = this.newPool(max);
+    // named statements (the hot ones: nameFor) keep one generic plan; unnamed ones are planned for their values as always
+    this.pool = this.newPool(max, '-c plan_cache_mode=force_generic_plan');
   }
 
   private newPool(max: number, options = ''): pg.Pool {
@@ -59,8 +78,39 @@ export class Db implements Queryable {
     if (ctx) ctx.queries++;
     const { text, values } = render(statement);
     if (statement instanceof Prepared) return this.runPrepared(client, statement, text, values);
-    const res = await client.query(text, values);
-    return res.rows;
+    const name = this.nameFor(text);
+    if (!name) return (await client.query(text, values)).rows;
+    try {
+      return (await client.query({ name, text, values })).rows;
+    } catch (err) {
+      // the table changed under the prepared plan (a migration): unnamed from now on; outside a transaction, again at once
+      if ((err as { code?: string }).code !== '0A000') throw err;
+      this.named.delete(text);
+      if (!(client instanceof pg.Pool)) throw err;
+      return (await client.query(text, values)).rows;
+    }
+  }
+
+  /**
+   * A name for a statement text that runs often: PostgreSQL then parses it
+   * once per connection and, after a few runs, keeps a plan for it (planning
+   * the representation's statement, with a count subquery per counted
+   * relation, cost five times its execution). Bounded: at most MAX_NAMED
+   * texts per service are named, so the prepared statements a connection
+   * holds cannot grow with the variety of filters.
+   */
+  private nameFor(text: string): string | null {
+    if (this.named.has(text)) return statementName(text);
+    if (this.named.size >= MAX_NAMED) return null;
+    const n = (this.runs.get(text) ?? 0) + 1;
+    if (n < NAME_AFTER_RUNS) {
+      if (this.runs.size >= MAX_COUNTED) this.runs.clear();
+      this.runs.set(text, n);
+      return null;
+    }
+    this.runs.delete(text);
+    this.named.add(text);
+    return statementName(text);
   }
 
   /**
@@ -71,7 +121,7 @@ export class Db implements Queryable {
    * its rollback).
    */
   private async runPrepared(client: pg.Pool | pg.PoolClient, statement: Prepared, text: string, values: unknown[]): Promise<Record<string, unknown>[]> {
-    const query = { name: `p_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`, text, values };
+    const query = { name: statementName(text), text, values };
     if (!statement.generic) return (await client.query(query)).rows;
     if (client instanceof pg.Pool) return (await this.genericPlans().query(query)).rows;
     await client.query('SET plan_cache_mode = force_generic_plan');
