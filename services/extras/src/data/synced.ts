@@ -1,0 +1,139 @@
+import type { Express, Request, Response } from 'express';
+import { NotFound, ValidationError } from '@inventory/core';
+import { raw, sql } from '@inventory/filtering';
+import { parse as parseYaml } from 'yaml';
+import {
+  areaOf,
+  awaitReaders,
+  baseUrl,
+  capture,
+  f,
+  identityOf,
+  mountRoute,
+  parseId,
+  prepare,
+  represent,
+  requirePermission,
+  runChange,
+  schemaName,
+  update,
+  type FieldDef,
+  type ModelDef,
+  type Row,
+  type ServiceContext,
+  type WriteContext,
+} from '@inventory/rest';
+import { fileText } from './sync';
+
+/**
+ * NetBox's SyncedDataMixin on export templates, config contexts and config
+ * templates: an object may name a data file (`data_file`, writable here on
+ * all three; decision 029), whose source and path it keeps (`data_source`,
+ * `data_path`), and whose content it copies (`data_synced`) when the file is
+ * named and on `POST .../{id}/sync/`.
+ */
+export const syncedData = (): Record<string, FieldDef> => ({
+  data_source: f.fk('core.datasource', 'PROTECT', { nullable: true, filterKey: null, help: 'Remote data source' }),
+  data_path: f.string(1000, { readOnly: true, help: 'Path to remote file (relative to data source root)' }),
+  data_file: f.fk('core.datafile', 'SET_NULL', { filterKey: null }),
+  data_synced: f.datetime({ readOnly: true, nullable: true, label: 'date synced' }),
+});
+
+/** How a model takes a file's content (NetBox's `sync_data`): the columns it sets from the text. */
+export type SyncData = (text: string) => Row;
+
+/** Template code: the text as it is (export and config templates). */
+export const templateCode: SyncData = (text) => ({ template_code: text });
+
+/** Context data: the file read as YAML (or JSON), which must be an object (config contexts). */
+export const contextData: SyncData = (text) => {
+  let data: unknown;
+  try {
+    data = parseYaml(text);
+  } catch (err) {
+    throw new ValidationError({ data_file: [`The file is not valid YAML or JSON: ${(err as Error).message.split('\n')[0]}`] });
+  }
+  if (!data || typeof data !== 'object' || Array.isArray(data)) throw new ValidationError({ data_file: ['JSON data must be in object form. Example: {"foo": 123}'] });
+  return { data };
+};
+
+/** The columns syncing `fileId` sets: the file's source and path, its content, the time. */
+async function synced(ctx: ServiceContext, wctx: WriteContext, fileId: number, sync: SyncData): Promise<Row> {
+  const file = await fileText(ctx, wctx.tx, fileId);
+  if (!file) throw new ValidationError({ data_file: [`Invalid pk "${fileId}" - object does not exist.`] });
+  if (file.text === null) throw new ValidationError({ data_file: ['The file is not UTF-8 text.'] });
+  return { data_source_id: file.sourceId, data_path: file.path, ...sync(file.text), data_synced: new Date() };
+}
+
+/**
+ * The `beforeSave` of a synced model (NetBox's SyncedDataMixin.clean): a
+ * data file named copies its content in now; none clears the path and the
+ * sync time (the data source stays as given, as NetBox's API keeps it).
+ */
+export function syncedBeforeSave(sync: SyncData) {
+  return async (columns: Row, existing: Row | null, wctx: WriteContext): Promise<void> => {
+    if (!('data_file_id' in columns)) return;
+    const fileId = columns.data_file_id;
+    if (fileId === null || fileId === undefined) {
+      columns.data_path = '';
+      columns.data_synced = null;
+      return;
+    }
+    // naming the same file again does not sync it (the sync action does)
+    if (existing && Number(existing.data_file_id) === Number(fileId) && existing.data_synced) return;
+    Object.assign(columns, await synced(wctx.service, wctx, Number(fileId), sync));
+  };
+}
+
+/**
+ * `POST /api/extras/<endpoint>/{id}/sync/` (NetBox's SyncedDataMixin
+ * action): the object's data file copied in again (a change of the object,
+ * with its change record and event); the object as it is then. An object
+ * without a data file is answered as it is. Needs the change permission
+ * (NetBox's `sync_<model>`, which object permissions here cannot name).
+ */
+export function mountSyncAction(app: Express, ctx: ServiceContext, model: ModelDef, sync: SyncData): void {
+  mountRoute(app, {
+    path: `/api/${areaOf(model, ctx)}/${model.endpoint}/:id/sync/`,
+    idOf: model.verboseName,
+    name: 'Sync',
+    operations: {
+      post: {
+        summary: `Provide a /sync API endpoint to synchronize an object's data from its associated DataFile (if any).`,
+        response: { $ref: `#/components/schemas/${schemaName(model)}` },
+        handler: (req, res) => syncObject(ctx, model, sync, req, res),
+      },
+    },
+  });
+}
+
+async function syncObject(ctx: ServiceContext, model: ModelDef, sync: SyncData, req: Request, res: Response): Promise<void> {
+  const id = parseId(req.params.id);
+  const identity = identityOf(res);
+  const scope = requirePermission(ctx, model, identity, 'change');
+  const table = raw(ctx.db.table(model.table));
+  const base = baseUrl(req, ctx.settings.publicUrl);
+  const [row] = await ctx.db.query(sql`SELECT t.* FROM ${table} t WHERE t.id = ${id} AND ${scope}`);
+  if (!row) throw new NotFound();
+  if (row.data_file_id !== null && row.data_file_id !== undefined) {
+    const { recorded } = await runChange(
+      ctx,
+      model,
+      identity,
+      async (wctx) => {
+        const [existing] = await wctx.tx.query(sql`SELECT t.* FROM ${table} t WHERE t.id = ${id} FOR UPDATE`);
+        if (!existing) throw new NotFound();
+        await capture(ctx, model, wctx, [existing]);
+        const p = await prepare(ctx, model, {}, 'patch', existing, wctx);
+        Object.assign(p.columns, await synced(ctx, wctx, Number(existing.data_file_id), sync));
+        await update(ctx, model, id, p, existing, wctx);
+        return { touched: { updated: [existing] } };
+      },
+      base,
+    );
+    await awaitReaders(ctx, res, recorded.events);
+  }
+  const [fresh] = await ctx.db.query(sql`SELECT t.* FROM ${table} t WHERE t.id = ${id}`);
+  const [rep] = await represent(ctx, model, [fresh], { mode: 'full', base });
+  res.json(rep);
+}
