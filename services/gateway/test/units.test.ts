@@ -51,6 +51,12 @@ describe('routing table', () => {
     expect(routeFor('/api/extras/tags/')).toEqual({ area: 'extras', service: 'extras', root: false });
   });
 
+  test('when a path is under NetBox 3.7\'s core area, then extras owns it (decision 028)', () => {
+    expect(routeFor('/api/core/')).toEqual({ area: 'core', service: 'extras', root: true });
+    expect(routeFor('/api/core/data-sources/1/sync/')).toEqual({ area: 'core', service: 'extras', root: false });
+    expect(routeFor('/api/core/jobs/')?.service).toBe('extras');
+  });
+
   test('when a path is a webhook endpoint, then the webhooks service owns it', () => {
     expect(routeFor('/api/extras/webhooks/3/')?.service).toBe('webhooks');
     expect(routeFor('/api/extras/webhook-deliveries/')?.service).toBe('webhooks');
@@ -65,6 +71,6 @@ describe('routing table', () => {
   });
 
   test('when the area is unknown or the gateway own, then there is no route', () => {
-    for (const p of ['/api/', '/api/plugins/', '/api/status/', '/api/core/', '/internal/openapi']) expect(routeFor(p)).toBeNull();
+    for (const p of ['/api/', '/api/plugins/', '/api/status/', '/api/nope/', '/internal/openapi']) expect(routeFor(p)).toBeNull();
   });
 });
