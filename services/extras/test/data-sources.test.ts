@@ -253,8 +253,12 @@ describe('git sources', () => {
     expect(job.error).toMatch(/Fetching remote data failed/);
     expect(job.completed).toBeTruthy();
     expect((await api.get(`/api/core/data-sources/${broken.id}/`)).body.status.value).toBe('failed');
-    // a failed source may be synced again
+    // a failed source may be synced again; its jobs go with it (NetBox's JobsMixin)
     expect((await api.post(`/api/core/data-sources/${broken.id}/sync/`)).status).toBe(200);
+    await eventually(async () => (await api.get(`/api/core/data-sources/${broken.id}/`)).body.status.value === 'failed');
+    expect((await api.get(`/api/core/jobs/?object_id=${broken.id}`)).body.count).toBe(2);
+    expect((await api.delete(`/api/core/data-sources/${broken.id}/`)).status).toBe(204);
+    expect((await api.get(`/api/core/jobs/?object_id=${broken.id}`)).body.count).toBe(0);
   });
 
   test('when a password is given, then it is never shown, and giving the censored value back keeps it', async () => {
@@ -265,6 +269,17 @@ describe('git sources', () => {
     const { rows } = await db.query('SELECT parameters FROM extras.data_source WHERE id = $1', [s.id]);
     expect(rows[0].parameters.password).toBe('s3cret');
     expect(JSON.stringify((await api.get(`/api/core/data-sources/?id=${s.id}`)).body)).not.toContain('s3cret');
+    // neither the events (the outbox) nor the change log keep it
+    const { rows: events } = await db.query(`SELECT data, snapshots FROM extras._outbox WHERE model = 'core.datasource' AND object_id = $1`, [s.id]);
+    expect(events.length).toBe(2);
+    expect(JSON.stringify(events)).not.toContain('s3cret');
+    expect(events[1].snapshots.postchange.parameters.password).toBe('********');
+    await eventually(async () => (await api.get(`/api/extras/object-changes/?changed_object_type=core.datasource&changed_object_id=${s.id}`)).body.count === 2);
+    expect(JSON.stringify((await api.get(`/api/extras/object-changes/?changed_object_type=core.datasource&changed_object_id=${s.id}`)).body)).not.toContain('s3cret');
+    // nor may the URL carry one
+    const inUrl = await api.post('/api/core/data-sources/', { name: 'in url', type: 'git', source_url: 'https://me:s3cret@example.com/r.git' });
+    expect(inUrl.status).toBe(400);
+    expect(inUrl.body.source_url[0]).toMatch(/password/);
   });
 });
 

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { promises as fs } from 'node:fs';
+import { constants as fsConstants, promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { DataSourceSettings } from '../config';
@@ -141,9 +141,26 @@ export async function walk(root: string, rules: string, settings: DataSourceSett
   return found;
 }
 
-/** A file's content and its SHA-256, read without blocking the event loop. */
-export async function readFile(file: FoundFile, settings: DataSourceSettings): Promise<{ data: Buffer; hash: string }> {
-  const data = await fs.readFile(file.real);
-  if (data.length > settings.maxFileSize) throw new SyncError(`${file.path} is larger than ${settings.maxFileSize} bytes (DATA_SOURCE_MAX_FILE_SIZE).`);
-  return { data, hash: createHash('sha256').update(data).digest('hex') };
+/**
+ * A file's content and its SHA-256, read without blocking the event loop.
+ * The file is opened without following a final link, and what was opened is
+ * checked to be inside `root` (Linux: the descriptor's path), so a file
+ * swapped for a link after the walk is not read either.
+ */
+export async function readFile(file: FoundFile, root: string, settings: DataSourceSettings): Promise<{ data: Buffer; hash: string }> {
+  const handle = await fs.open(file.real, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW).catch((err: NodeJS.ErrnoException) => {
+    throw new SyncError(`${file.path} could not be read (${err.code ?? err.message}).`);
+  });
+  try {
+    const opened = await fs.readlink(`/proc/self/fd/${handle.fd}`).catch(() => fs.realpath(file.real));
+    if (!isBelow(opened, root)) throw new SyncError(`${file.path} is not inside the source's folder.`);
+    const stat = await handle.stat();
+    if (!stat.isFile()) throw new SyncError(`${file.path} is not a file.`);
+    if (stat.size > settings.maxFileSize) throw new SyncError(`${file.path} is larger than ${settings.maxFileSize} bytes (DATA_SOURCE_MAX_FILE_SIZE).`);
+    const data = await handle.readFile();
+    if (data.length > settings.maxFileSize) throw new SyncError(`${file.path} is larger than ${settings.maxFileSize} bytes (DATA_SOURCE_MAX_FILE_SIZE).`);
+    return { data, hash: createHash('sha256').update(data).digest('hex') };
+  } finally {
+    await handle.close();
+  }
 }

@@ -56,11 +56,14 @@ export function checkSourceUrl(type: string, url: string, settings: DataSourceSe
     if (!settings.gitSchemes.includes(scheme)) {
       return `The URL scheme "${scheme}" is not allowed for git sources (DATA_SOURCE_GIT_SCHEMES: ${settings.gitSchemes.join(', ') || 'none'}).`;
     }
+    let parsed: URL;
     try {
-      new URL(url);
+      parsed = new URL(url);
     } catch {
       return 'Enter a valid URL.';
     }
+    // the URL is shown to every reader: a secret belongs in the (write-only) password parameter
+    if (parsed.password) return 'Give the password as the "password" parameter, not in the URL.';
     return null;
   }
   return null;

@@ -139,7 +139,7 @@ async function syncSource(ctx: ServiceContext, settings: DataSourceSettings, sou
       const known = new Map((await tx.query(sql`SELECT id, path, hash FROM ${t.file} WHERE source_id = ${sourceId} FOR UPDATE`)).map((r) => [String(r.path), { id: Number(r.id), hash: String(r.hash) }]));
       const out: SyncCounts = { created: 0, updated: 0, deleted: 0 };
       for (const file of files) {
-        const { data, hash } = await readFile(file, settings);
+        const { data, hash } = await readFile(file, fetched.root, settings);
         const had = known.get(file.path);
         if (had && had.hash === hash) continue;
         if (had) {

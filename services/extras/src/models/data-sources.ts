@@ -1,4 +1,5 @@
 import { ValidationError } from '@inventory/core';
+import { raw, sql } from '@inventory/filtering';
 import { defineModel, f, type ModelDef, type Row, type WriteContext } from '@inventory/rest';
 import { CENSORED, checkSourceUrl, checkParameters } from '../data/policy';
 import { dataSettingsOf } from '../data/settings';
@@ -71,6 +72,14 @@ export const dataSource: ModelDef = defineModel({
         const stored = asObject(existing?.parameters)?.password;
         columns.parameters = { ...given, password: stored ?? '' };
       }
+    },
+    // NetBox's JobsMixin: an object's jobs go with it
+    async beforeDelete(ids: number[], wctx: WriteContext) {
+      await wctx.tx.query(sql`DELETE FROM ${raw(wctx.service.db.table('job'))} WHERE object_type = 'core.datasource' AND object_id = ANY(${ids}::bigint[])`);
+    },
+    snapshot(snap: Row) {
+      const params = asObject(snap.parameters);
+      if (params && typeof params.password === 'string' && params.password !== '') snap.parameters = { ...params, password: CENSORED };
     },
     decorate(_rows, out) {
       for (const o of out) {
