@@ -55,10 +55,19 @@ export async function fetchSource(source: SourceRow, settings: DataSourceSetting
   throw new SyncError(`Unknown backend type: ${source.type}`);
 }
 
+/** The system's own variables git is given as they are (where to find programs, the proxies); none of this service's settings. */
+const PASSED_THROUGH = ['PATH', 'HTTPS_PROXY', 'HTTP_PROXY', 'NO_PROXY', 'https_proxy', 'http_proxy', 'no_proxy'];
+
 /** Only the environment git needs: no secret of this process reaches it, no user or system config is read. */
 function gitEnv(home: string, settings: DataSourceSettings, extra: Record<string, string>): NodeJS.ProcessEnv {
+  const system: Record<string, string> = {};
+  for (const name of PASSED_THROUGH) {
+    const value = process.env[name];
+    if (value !== undefined) system[name] = value;
+  }
   return {
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    PATH: '/usr/local/bin:/usr/bin:/bin',
+    ...system,
     HOME: home,
     LANG: 'C',
     GIT_TERMINAL_PROMPT: '0',
@@ -66,9 +75,6 @@ function gitEnv(home: string, settings: DataSourceSettings, extra: Record<string
     GIT_CONFIG_GLOBAL: '/dev/null',
     // the protocols git itself may use, redirects and submodules included
     GIT_ALLOW_PROTOCOL: settings.gitSchemes.join(':'),
-    ...(process.env.HTTPS_PROXY ? { HTTPS_PROXY: process.env.HTTPS_PROXY } : {}),
-    ...(process.env.HTTP_PROXY ? { HTTP_PROXY: process.env.HTTP_PROXY } : {}),
-    ...(process.env.NO_PROXY ? { NO_PROXY: process.env.NO_PROXY } : {}),
     ...extra,
   };
 }
