@@ -224,6 +224,14 @@ describe('git sources', () => {
     const plain = await api.post('/api/extras/config-contexts/', { name: 'plain', data: { a: 1 } });
     expect((await api.post(`/api/extras/config-contexts/${plain.body.id}/sync/`)).body).toMatchObject({ data: { a: 1 }, data_file: null, data_synced: null, data_path: '' });
     expect((await api.delete(`/api/core/data-sources/${gitSource.id}/`)).status).toBe(409);
+    // the synced-data filters: by id, `null` for none, `__n` keeping the objects that name none
+    const ids = async (q: string) => (await api.get(`/api/extras/config-contexts/?id=${context.body.id}&id=${plain.body.id}&${q}`)).body.results.map((o: Obj) => o.id);
+    expect(await ids(`data_source_id=${gitSource.id}`)).toEqual([context.body.id]);
+    expect(await ids(`data_source_id__n=${gitSource.id}`)).toEqual([plain.body.id]);
+    expect(await ids(`data_file_id=null`)).toEqual([plain.body.id]);
+    expect(await ids(`data_file_id=null&data_file_id=${yamlFile.id}`)).toHaveLength(2);
+    expect(await ids(`data_synced__empty=false`)).toEqual([context.body.id]);
+    expect((await api.get('/api/extras/config-contexts/?data_file_id=999999')).body).toEqual({ data_file_id: ['Select a valid choice. 999999 is not one of the available choices.'] });
   });
 
   test('when a file is not valid YAML for a config context, then naming it is a 400', async () => {

@@ -1,6 +1,6 @@
 import type { Express, Request, Response } from 'express';
 import { NotFound, ValidationError } from '@inventory/core';
-import { raw, sql } from '@inventory/filtering';
+import { ident, or, raw, sql, type FilterDef } from '@inventory/filtering';
 import { parse as parseYaml } from 'yaml';
 import {
   areaOf,
@@ -38,6 +38,43 @@ export const syncedData = (): Record<string, FieldDef> => ({
   data_file: f.fk('core.datafile', 'SET_NULL', { filterKey: null }),
   data_synced: f.datetime({ readOnly: true, nullable: true, label: 'date synced' }),
 });
+
+/**
+ * NetBox's `data_source_id` / `data_file_id` (ModelMultipleChoiceFilters,
+ * `__n` an exclude that keeps objects naming none): a value that is not an
+ * id is `“x” is not a valid value.`, an id that names nothing an invalid
+ * choice (Django's messages), `null` the objects naming none.
+ */
+function syncedRelationFilter(ctx: ServiceContext, name: string, column: string, table: string): FilterDef {
+  return {
+    kind: 'method',
+    name,
+    lookups: ['n'],
+    apply: async (values, lookup) => {
+      const given = values.filter((v) => v !== '');
+      if (!given.length) return undefined;
+      const key = lookup ? `${name}__${lookup}` : name;
+      const bad = given.find((v) => v !== 'null' && !(/^\d{1,18}$/.test(v) && Number.isSafeInteger(Number(v))));
+      if (bad !== undefined) throw new ValidationError({ [key]: [`\u201c${bad}\u201d is not a valid value.`] });
+      const ids = [...new Set(given.filter((v) => v !== 'null').map(Number))];
+      if (ids.length) {
+        const found = new Set((await ctx.db.query(sql`SELECT id FROM ${raw(ctx.db.table(table))} WHERE id = ANY(${ids}::bigint[])`)).map((r) => Number(r.id)));
+        const missing = ids.find((id) => !found.has(id));
+        if (missing !== undefined) throw new ValidationError({ [key]: [`Select a valid choice. ${missing} is not one of the available choices.`] });
+      }
+      const col = sql`t.${ident(column)}`;
+      const hasNull = given.includes('null');
+      const match = or([...(ids.length ? [sql`${col} = ANY(${ids}::bigint[])`] : []), ...(hasNull ? [sql`${col} IS NULL`] : [])]);
+      return lookup === 'n' ? sql`NOT COALESCE(${match}, FALSE)` : match;
+    },
+  };
+}
+
+/** The filters of NetBox's SyncedDataMixin beside the generated `data_synced`: `data_source_id` and `data_file_id`. */
+export const syncedDataFilters = (ctx: ServiceContext): FilterDef[] => [
+  syncedRelationFilter(ctx, 'data_source_id', 'data_source_id', 'data_source'),
+  syncedRelationFilter(ctx, 'data_file_id', 'data_file_id', 'data_file'),
+];
 
 /** How a model takes a file's content (NetBox's `sync_data`): the columns it sets from the text. */
 export type SyncData = (text: string) => Row;

@@ -1,5 +1,5 @@
 import { defineModel, f, type ManyField } from '@inventory/rest';
-import { contextData, syncedBeforeSave, syncedData, templateCode } from '../data/synced';
+import { contextData, syncedBeforeSave, syncedData, syncedDataFilters, templateCode } from '../data/synced';
 
 /**
  * Config contexts (NetBox's extras.ConfigContext) and config templates
@@ -48,6 +48,7 @@ export const configContext = defineModel({
   display: (r) => String(r.name),
   ordering: ['weight', 'name'],
   search: ['name', 'description', 'data'],
+  filters: (ctx) => syncedDataFilters(ctx),
   hooks: { beforeSave: syncedBeforeSave(contextData) },
 });
 
@@ -68,5 +69,6 @@ export const configTemplate = defineModel({
   display: (r) => String(r.name),
   ordering: ['name'],
   search: ['name', 'description'],
+  filters: (ctx) => syncedDataFilters(ctx),
   hooks: { beforeSave: syncedBeforeSave(templateCode) },
 });

@@ -1,7 +1,7 @@
 import { ValidationError } from '@inventory/core';
 import { contentType } from '@inventory/refs';
 import { contentTypesIdFilter, defineModel, f, type ModelDef } from '@inventory/rest';
-import { syncedBeforeSave, syncedData, templateCode } from '../data/synced';
+import { syncedBeforeSave, syncedData, syncedDataFilters, templateCode } from '../data/synced';
 
 /** Any model with a list endpoint can be exported (NetBox's ExportTemplatesMixin is on nearly every model). */
 const exportable = (label: string) => !!contentType(label)?.endpoint && !label.startsWith('contenttypes.');
@@ -36,7 +36,7 @@ export const exportTemplate: ModelDef = defineModel({
   display: (r) => String(r.name),
   ordering: ['name'],
   search: ['name', 'description'],
-  filters: () => [contentTypesIdFilter()],
+  filters: (ctx) => [contentTypesIdFilter(), ...syncedDataFilters(ctx)],
   hooks: {
     validate(row) {
       // the UI's `?export=table` is the table itself
