@@ -329,3 +329,76 @@ describe('local sources', () => {
     expect((await api.post(`/api/core/data-sources/${s.id}/sync/`)).status).toBe(400);
   });
 });
+
+describe('data files and jobs (read-only)', () => {
+  const when = '2020-01-01T00:00:00Z';
+  /** NetBox 3.7's filters of each read-only list (DataFileFilterSet, JobFilterSet) with their lookups, and a value each takes. */
+  const FILTERS: Record<string, Record<string, [string, string[]]>> = {
+    'data-files': {
+      id: ['1', ['n', 'lte', 'lt', 'gte', 'gt', 'empty']],
+      path: ['a.txt', ['n', 'ic', 'nic', 'iew', 'niew', 'isw', 'nisw', 'ie', 'nie', 'empty']],
+      last_updated: [when, ['n', 'lte', 'lt', 'gte', 'gt', 'empty']],
+      size: ['7', ['n', 'lte', 'lt', 'gte', 'gt', 'empty']],
+      hash: ['0'.repeat(64), ['n', 'ic', 'nic', 'iew', 'niew', 'isw', 'nisw', 'ie', 'nie', 'empty']],
+      created: [when, ['n', 'lte', 'lt', 'gte', 'gt', 'empty']],
+      created_by_request: ['00000000-0000-4000-8000-000000000000', []],
+      updated_by_request: ['00000000-0000-4000-8000-000000000000', []],
+      modified_by_request: ['00000000-0000-4000-8000-000000000000', []],
+      q: ['txt', []],
+      source_id: ['null', ['n']],
+      source: ['local', ['n']],
+    },
+    jobs: {
+      id: ['1', ['n', 'lte', 'lt', 'gte', 'gt', 'empty']],
+      object_type: ['1', ['n']],
+      object_id: ['1', ['n', 'lte', 'lt', 'gte', 'gt', 'empty']],
+      name: ['x', ['n', 'ic', 'nic', 'iew', 'niew', 'isw', 'nisw', 'ie', 'nie', 'empty']],
+      interval: ['5', ['n', 'lte', 'lt', 'gte', 'gt', 'empty']],
+      status: ['completed', ['n']],
+      user: ['1', ['n']],
+      q: ['x', []],
+      created: [when, []],
+      created__before: [when, []],
+      created__after: [when, []],
+      scheduled: [when, []],
+      scheduled__before: [when, []],
+      scheduled__after: [when, []],
+      started: [when, []],
+      started__before: [when, []],
+      started__after: [when, []],
+      completed: [when, []],
+      completed__before: [when, []],
+      completed__after: [when, []],
+    },
+  };
+
+  test.each(Object.keys(FILTERS))('when every filter and lookup NetBox lists for /api/core/%s/ is used, then each answers 200', async (endpoint) => {
+    for (const [name, [value, lookups]] of Object.entries(FILTERS[endpoint])) {
+      for (const param of [name, ...lookups.map((l) => `${name}__${l}`)]) {
+        const v = param.endsWith('__empty') ? 'true' : value;
+        const r = await api.get(`/api/core/${endpoint}/?${param}=${encodeURIComponent(v)}`);
+        expect([param, r.status]).toEqual([param, 200]);
+      }
+    }
+  });
+
+  test('when the read-only lists are written, then the answer is 405; a job reads NetBox\'s shape', async () => {
+    for (const endpoint of ['data-files', 'jobs']) {
+      expect((await api.post(`/api/core/${endpoint}/`, {})).status).toBe(405);
+      expect((await api.delete(`/api/core/${endpoint}/1/`)).status).toBe(405);
+    }
+    const job = (await api.get('/api/core/jobs/?limit=1')).body.results[0];
+    expect(Object.keys(job)).toEqual(['id', 'url', 'display', 'object_type', 'object_id', 'name', 'status', 'created', 'scheduled', 'interval', 'started', 'completed', 'user', 'data', 'error', 'job_id']);
+    expect(job.url).toMatch(/\/api\/core\/jobs\/\d+\/$/);
+    expect(job.display).toBe(job.job_id);
+    const file = (await api.get('/api/core/data-files/?limit=1')).body.results[0];
+    expect(Object.keys(file)).toEqual(['id', 'url', 'display', 'source', 'path', 'size', 'hash', 'created', 'last_updated']);
+    expect((await api.get('/api/core/data-files/?limit=1&brief=1')).body.results[0]).toEqual({ id: file.id, url: file.url, display: file.path, path: file.path });
+    // the filters filter: a job by its status and times, a file by its source's name
+    const completed = (await api.get('/api/core/jobs/?status=completed')).body.results as Obj[];
+    expect(completed.length).toBeGreaterThan(0);
+    expect(completed.every((j) => j.status.value === 'completed')).toBe(true);
+    expect((await api.get(`/api/core/jobs/?started__after=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`)).body.count).toBe(0);
+    expect((await api.get('/api/core/data-files/?source=local')).body.results.every((f: Obj) => f.source.name === 'local')).toBe(true);
+  });
+});
