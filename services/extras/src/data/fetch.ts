@@ -9,6 +9,9 @@ import { checkSourceUrl, ignored, isBelow, localPathOf, schemeOf } from './polic
 /** A sync that cannot go on: its message is the job's error. */
 export class SyncError extends Error {}
 
+/** The error of a sync its service stopped. */
+export const INTERRUPTED = 'The sync was interrupted (the service stopped).';
+
 /** One file a sync found: its path relative to the root (`/`-separated) and where to read it. */
 export interface FoundFile {
   path: string;
@@ -37,7 +40,7 @@ export interface SourceRow {
  * resolved (its real path must still be below an allowed root); a git
  * source's shallow clone in a temporary folder (removed by `cleanup`).
  */
-export async function fetchSource(source: SourceRow, settings: DataSourceSettings): Promise<Fetched> {
+export async function fetchSource(source: SourceRow, settings: DataSourceSettings, signal?: AbortSignal): Promise<Fetched> {
   const refused = checkSourceUrl(source.type, source.source_url, settings);
   if (refused) throw new SyncError(refused);
   if (source.type === 'local') {
@@ -51,7 +54,7 @@ export async function fetchSource(source: SourceRow, settings: DataSourceSetting
     if (!stat.isDirectory()) throw new SyncError(`${named} is not a folder.`);
     return { root: real, cleanup: async () => undefined };
   }
-  if (source.type === 'git') return cloneGit(source, settings);
+  if (source.type === 'git') return cloneGit(source, settings, signal);
   throw new SyncError(`Unknown backend type: ${source.type}`);
 }
 
@@ -79,7 +82,7 @@ function gitEnv(home: string, settings: DataSourceSettings, extra: Record<string
   };
 }
 
-async function cloneGit(source: SourceRow, settings: DataSourceSettings): Promise<Fetched> {
+async function cloneGit(source: SourceRow, settings: DataSourceSettings, signal?: AbortSignal): Promise<Fetched> {
   const tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'inventory-git-'));
   const cleanup = () => fs.rm(tmp, { recursive: true, force: true });
   try {
@@ -97,8 +100,9 @@ async function cloneGit(source: SourceRow, settings: DataSourceSettings): Promis
     const dest = path.join(tmp, 'repo');
     const args = ['-c', 'credential.helper=', '-c', 'core.hooksPath=/dev/null', 'clone', '--quiet', '--depth', '1', '--single-branch', ...(branch ? ['--branch', branch] : []), '--', source.source_url, dest];
     await new Promise<void>((resolve, reject) => {
-      execFile('git', args, { env: gitEnv(tmp, settings, extra), timeout: settings.gitTimeoutMs, maxBuffer: 1024 * 1024, cwd: tmp }, (err, _stdout, stderr) => {
+      execFile('git', args, { env: gitEnv(tmp, settings, extra), timeout: settings.gitTimeoutMs, maxBuffer: 1024 * 1024, cwd: tmp, signal }, (err, _stdout, stderr) => {
         if (!err) return resolve();
+        if (signal?.aborted) return reject(new SyncError(INTERRUPTED));
         const why = (err as NodeJS.ErrnoException & { killed?: boolean }).killed ? `timed out after ${settings.gitTimeoutMs / 1000} s` : String(stderr).trim().split('\n').pop() || err.message;
         reject(new SyncError(`Fetching remote data failed (git clone): ${why}`));
       });
@@ -117,9 +121,10 @@ async function cloneGit(source: SourceRow, settings: DataSourceSettings): Promis
  * path is inside `root`: a link out of it, or to a folder, is not followed.
  * More than `maxFiles` files, or one larger than `maxFileSize`, fails the sync.
  */
-export async function walk(root: string, rules: string, settings: DataSourceSettings): Promise<FoundFile[]> {
+export async function walk(root: string, rules: string, settings: DataSourceSettings, signal?: AbortSignal): Promise<FoundFile[]> {
   const found: FoundFile[] = [];
   const visit = async (dir: string, rel: string): Promise<void> => {
+    if (signal?.aborted) throw new SyncError(INTERRUPTED);
     const entries = await fs.readdir(dir, { withFileTypes: true });
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const entry of entries) {

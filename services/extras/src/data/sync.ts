@@ -3,7 +3,7 @@ import { raw, sql } from '@inventory/filtering';
 import type { Identity } from '@inventory/auth';
 import type { ServiceContext, Tx, Worker } from '@inventory/rest';
 import type { DataSourceSettings } from '../config';
-import { fetchSource, readFile, SyncError, walk, type SourceRow } from './fetch';
+import { fetchSource, INTERRUPTED, readFile, SyncError, walk, type SourceRow } from './fetch';
 import type { DataOwn } from './settings';
 
 /**
@@ -46,12 +46,14 @@ export function syncWorker(ctx: ServiceContext, settings: DataSourceSettings): W
   let running: Promise<void> | null = null;
   let again = false;
   let stopped = true;
+  // a stop cuts a sync short (a clone is killed): its job ends errored rather than holding the shutdown
+  let abort = new AbortController();
   const drain = async () => {
     do {
       again = false;
       try {
         await endStale(ctx);
-        while (!stopped && (await runNext(ctx, settings)));
+        while (!stopped && (await runNext(ctx, settings, abort.signal)));
       } catch (err) {
         ctx.log.error({ err }, 'data source sync worker failed; retrying at the next poll');
       }
@@ -70,6 +72,7 @@ export function syncWorker(ctx: ServiceContext, settings: DataSourceSettings): W
   return {
     start() {
       stopped = false;
+      abort = new AbortController();
       const own = ctx.own as Partial<DataOwn> | undefined;
       if (own) own.wake = wake;
       wake();
@@ -78,6 +81,7 @@ export function syncWorker(ctx: ServiceContext, settings: DataSourceSettings): W
     },
     async stop() {
       stopped = true;
+      abort.abort();
       if (timer) clearInterval(timer);
       timer = null;
       await running;
@@ -96,7 +100,7 @@ async function endStale(ctx: ServiceContext): Promise<void> {
 }
 
 /** Claims and runs the oldest pending sync; false when there was none. */
-export async function runNext(ctx: ServiceContext, settings: DataSourceSettings): Promise<boolean> {
+export async function runNext(ctx: ServiceContext, settings: DataSourceSettings, signal?: AbortSignal): Promise<boolean> {
   const t = tables(ctx);
   const [job] = await ctx.db.query(sql`
     UPDATE ${t.job} SET status = 'running', started = now()
@@ -108,7 +112,7 @@ export async function runNext(ctx: ServiceContext, settings: DataSourceSettings)
   const jobId = Number(job.id);
   const sourceId = Number(job.object_id);
   try {
-    const counts = await syncSource(ctx, settings, sourceId);
+    const counts = await syncSource(ctx, settings, sourceId, signal);
     await ctx.db.query(sql`UPDATE ${t.job} SET status = 'completed', completed = now(), data = ${JSON.stringify(counts)}::jsonb WHERE id = ${jobId}`);
     ctx.log.info({ source: sourceId, job: jobId, ...counts }, 'data source synced');
   } catch (err) {
@@ -127,18 +131,19 @@ interface SyncCounts {
 }
 
 /** NetBox's DataSource.sync: the source's files read, its data files created, updated (a new hash) and deleted. */
-async function syncSource(ctx: ServiceContext, settings: DataSourceSettings, sourceId: number): Promise<SyncCounts> {
+async function syncSource(ctx: ServiceContext, settings: DataSourceSettings, sourceId: number, signal?: AbortSignal): Promise<SyncCounts> {
   const t = tables(ctx);
   const [source] = (await ctx.db.query(sql`SELECT id, name, type, source_url, parameters, ignore_rules FROM ${t.source} WHERE id = ${sourceId}`)) as unknown as SourceRow[];
   if (!source) throw new SyncError(`Data source ${sourceId} no longer exists.`);
   await ctx.db.query(sql`UPDATE ${t.source} SET status = 'syncing' WHERE id = ${sourceId}`);
-  const fetched = await fetchSource(source, settings);
+  const fetched = await fetchSource(source, settings, signal);
   try {
-    const files = await walk(fetched.root, String(source.ignore_rules ?? ''), settings);
+    const files = await walk(fetched.root, String(source.ignore_rules ?? ''), settings, signal);
     const counts = await ctx.db.transaction(async (tx) => {
       const known = new Map((await tx.query(sql`SELECT id, path, hash FROM ${t.file} WHERE source_id = ${sourceId} FOR UPDATE`)).map((r) => [String(r.path), { id: Number(r.id), hash: String(r.hash) }]));
       const out: SyncCounts = { created: 0, updated: 0, deleted: 0 };
       for (const file of files) {
+        if (signal?.aborted) throw new SyncError(INTERRUPTED);
         const { data, hash } = await readFile(file, fetched.root, settings);
         const had = known.get(file.path);
         if (had && had.hash === hash) continue;
