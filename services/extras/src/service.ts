@@ -14,6 +14,8 @@ import { dataSourceSettings, mediaSettings, type DataSourceEnv, type MediaSettin
 import { mountDataRoutes } from './data/routes';
 import type { DataOwn } from './data/settings';
 import { syncWorker } from './data/sync';
+import { autoSync } from './data/synced';
+import { SYNCED_MODELS } from './data/routes';
 import type { ExtrasOwn } from './images/hooks';
 import { mountImageRoutes, readsImageForm } from './images/routes';
 import { MediaStore } from './images/store';
@@ -56,7 +58,10 @@ export function createService(config: BaseConfig & Partial<MediaSettings> & Part
     workers: (ctx) => [
       changelog(ctx, config, config.CHANGELOG_RETENTION, opts.changelogQueue, [bookmarkFollower(ctx)]),
       imageSweeper(ctx, imageAttachment, store),
-      syncWorker(ctx, dataSources),
+      syncWorker(ctx, dataSources, async (sourceId) => {
+        const { synced, failed } = await autoSync(ctx, sourceId, SYNCED_MODELS);
+        return { auto_synced: synced, auto_sync_failed: failed };
+      }),
     ],
   });
   return service;

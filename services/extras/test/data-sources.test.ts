@@ -188,8 +188,9 @@ describe('git sources', () => {
     expect(context.body.data_path).toBe('configs/context.yaml');
     expect(context.body.data_synced).toBeTruthy();
 
-    const template = await api.post('/api/extras/config-templates/', { name: 'from git', template_code: 'placeholder', data_file: templateFile.id });
+    const template = await api.post('/api/extras/config-templates/', { name: 'from git', template_code: 'placeholder', data_file: templateFile.id, auto_sync_enabled: true });
     expect(template.status).toBe(201);
+    expect(template.body.auto_sync_enabled).toBe(true);
     expect(template.body.template_code).toBe(TEMPLATE);
     const rendered = await api.post(`/api/extras/config-templates/${template.body.id}/render/`, { name: 'router-1' }, { headers: { accept: 'text/plain' } });
     // Jinja drops the final newline (keep_trailing_newline is off, as in NetBox)
@@ -205,7 +206,11 @@ describe('git sources', () => {
     fs.writeFileSync(path.join(repo, 'configs', 'context.yaml'), 'ntp: []\n');
     fs.writeFileSync(path.join(repo, 'template.j2'), 'v2 {{ name }}');
     git('commit', '--quiet', '-am', 'second');
-    expect((await sync(gitSource.id)).status.value).toBe('completed');
+    const second = await sync(gitSource.id);
+    expect(second.status.value).toBe('completed');
+    // the config template syncs itself with the source (auto_sync_enabled); the others wait for their sync
+    expect(second.data).toEqual({ created: 0, updated: 2, deleted: 0, auto_synced: 1, auto_sync_failed: 0 });
+    expect((await api.get(`/api/extras/config-templates/${template.body.id}/`)).body.template_code).toBe('v2 {{ name }}');
     const changed = await filesOf(gitSource.id);
     expect(changed.find((f) => f.path === 'configs/context.yaml')).toMatchObject({ id: yamlFile.id, hash: sha256('ntp: []\n') });
     expect((await api.get(`/api/extras/config-contexts/${context.body.id}/`)).body.data.syslog).toBe(true);
@@ -217,6 +222,9 @@ describe('git sources', () => {
     const syncedTemplate = await api.post(`/api/extras/config-templates/${template.body.id}/sync/`);
     expect(syncedTemplate.body.template_code).toBe('v2 {{ name }}');
     expect((await api.post(`/api/extras/export-templates/${exported.body.id}/sync/`)).body.template_code).toBe('v2 {{ name }}');
+    // no data file, no auto sync
+    const unlinked = await api.patch(`/api/extras/config-templates/${template.body.id}/`, { data_file: null });
+    expect(unlinked.body).toMatchObject({ data_file: null, data_path: '', data_synced: null, auto_sync_enabled: false, template_code: 'v2 {{ name }}' });
     // the sync is a change of the object: the change log shows it
     await eventually(async () => (await api.get(`/api/extras/object-changes/?changed_object_type=extras.configcontext&changed_object_id=${context.body.id}&action=update`)).body.count === 1);
 

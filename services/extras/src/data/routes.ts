@@ -6,7 +6,7 @@ import { configContext, configTemplate, dataSource, exportTemplate } from '../mo
 import { checkSourceUrl } from './policy';
 import { dataSettingsOf, wakeSyncWorker } from './settings';
 import { enqueueSync } from './sync';
-import { contextData, mountSyncAction, templateCode } from './synced';
+import { contextData, mountSyncAction, templateCode, type SyncedModel } from './synced';
 
 /** The data-source routes beyond the model's: its sync, and the sync of each model that copies a data file. */
 export function mountDataRoutes(app: Express, ctx: ServiceContext): void {
@@ -22,10 +22,15 @@ export function mountDataRoutes(app: Express, ctx: ServiceContext): void {
       },
     },
   });
-  mountSyncAction(app, ctx, exportTemplate, templateCode);
-  mountSyncAction(app, ctx, configContext, contextData);
-  mountSyncAction(app, ctx, configTemplate, templateCode);
+  for (const { model, sync } of SYNCED_MODELS) mountSyncAction(app, ctx, model, sync);
 }
+
+/** The models that copy data files (NetBox's SyncedDataMixin), and how each takes a file's content. */
+export const SYNCED_MODELS: SyncedModel[] = [
+  { model: exportTemplate, sync: templateCode },
+  { model: configContext, sync: contextData },
+  { model: configTemplate, sync: templateCode },
+];
 
 /**
  * `POST /api/core/data-sources/{id}/sync/` (NetBox's DataSourceViewSet.sync):

@@ -40,8 +40,11 @@ export async function enqueueSync(ctx: ServiceContext, tx: Tx, sourceId: number,
   return Number(row.id);
 }
 
+/** What runs once a source's files are synced (the objects that copy them: synced.ts); its counts go in the job's data. */
+export type AfterSync = (sourceId: number) => Promise<Record<string, number>>;
+
 /** The worker that runs queued syncs, one at a time per instance. */
-export function syncWorker(ctx: ServiceContext, settings: DataSourceSettings): Worker {
+export function syncWorker(ctx: ServiceContext, settings: DataSourceSettings, afterSync?: AfterSync): Worker {
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<void> | null = null;
   let again = false;
@@ -53,7 +56,7 @@ export function syncWorker(ctx: ServiceContext, settings: DataSourceSettings): W
       again = false;
       try {
         await endStale(ctx);
-        while (!stopped && (await runNext(ctx, settings, abort.signal)));
+        while (!stopped && (await runNext(ctx, settings, abort.signal, afterSync)));
       } catch (err) {
         ctx.log.error({ err }, 'data source sync worker failed; retrying at the next poll');
       }
@@ -100,7 +103,7 @@ async function endStale(ctx: ServiceContext): Promise<void> {
 }
 
 /** Claims and runs the oldest pending sync; false when there was none. */
-export async function runNext(ctx: ServiceContext, settings: DataSourceSettings, signal?: AbortSignal): Promise<boolean> {
+export async function runNext(ctx: ServiceContext, settings: DataSourceSettings, signal?: AbortSignal, afterSync?: AfterSync): Promise<boolean> {
   const t = tables(ctx);
   const [job] = await ctx.db.query(sql`
     UPDATE ${t.job} SET status = 'running', started = now()
@@ -112,7 +115,8 @@ export async function runNext(ctx: ServiceContext, settings: DataSourceSettings,
   const jobId = Number(job.id);
   const sourceId = Number(job.object_id);
   try {
-    const counts = await syncSource(ctx, settings, sourceId, signal);
+    const counts: Record<string, number> = { ...(await syncSource(ctx, settings, sourceId, signal)) };
+    if (afterSync) Object.assign(counts, await afterSync(sourceId));
     await ctx.db.query(sql`UPDATE ${t.job} SET status = 'completed', completed = now(), data = ${JSON.stringify(counts)}::jsonb WHERE id = ${jobId}`);
     ctx.log.info({ source: sourceId, job: jobId, ...counts }, 'data source synced');
   } catch (err) {
@@ -167,21 +171,4 @@ async function syncSource(ctx: ServiceContext, settings: DataSourceSettings, sou
   } finally {
     await fetched.cleanup();
   }
-}
-
-/** A data file's content as text (NetBox's `data_as_string`): null when it is not UTF-8. */
-export async function fileText(ctx: ServiceContext, q: { query: Tx['query'] }, fileId: number): Promise<{ path: string; sourceId: number; text: string | null } | null> {
-  const t = tables(ctx);
-  const [row] = await q.query(sql`SELECT f.path, f.source_id, d.data FROM ${t.file} f LEFT JOIN ${t.data} d ON d.file_id = f.id WHERE f.id = ${fileId}`);
-  if (!row) return null;
-  const data = row.data as Buffer | null;
-  let text: string | null = null;
-  if (data) {
-    try {
-      text = new TextDecoder('utf-8', { fatal: true }).decode(data);
-    } catch {
-      text = null;
-    }
-  }
-  return { path: String(row.path), sourceId: Number(row.source_id), text };
 }

@@ -23,7 +23,8 @@ import {
   type ServiceContext,
   type WriteContext,
 } from '@inventory/rest';
-import { fileText } from './sync';
+import { serviceIdentity, type Identity } from '@inventory/auth';
+import { fileText } from './files';
 
 /**
  * NetBox's SyncedDataMixin on export templates, config contexts and config
@@ -37,6 +38,8 @@ export const syncedData = (): Record<string, FieldDef> => ({
   data_path: f.string(1000, { readOnly: true, help: 'Path to remote file (relative to data source root)' }),
   data_file: f.fk('core.datafile', 'SET_NULL', { filterKey: null }),
   data_synced: f.datetime({ readOnly: true, nullable: true, label: 'date synced' }),
+  // NetBox's model field (its 3.7 serializers leave it out): synced again after each sync of the file's source
+  auto_sync_enabled: f.boolean(false, { help: 'Enable automatic synchronization of data when the data file is updated' }),
 });
 
 /**
@@ -114,6 +117,7 @@ export function syncedBeforeSave(sync: SyncData) {
     if (fileId === null || fileId === undefined) {
       columns.data_path = '';
       columns.data_synced = null;
+      columns.auto_sync_enabled = false;
       return;
     }
     // naming the same file again does not sync it (the sync action does)
@@ -153,24 +157,73 @@ async function syncObject(ctx: ServiceContext, model: ModelDef, sync: SyncData, 
   const [row] = await ctx.db.query(sql`SELECT t.* FROM ${table} t WHERE t.id = ${id} AND ${scope}`);
   if (!row) throw new NotFound();
   if (row.data_file_id !== null && row.data_file_id !== undefined) {
-    const { recorded } = await runChange(
-      ctx,
-      model,
-      identity,
-      async (wctx) => {
-        const [existing] = await wctx.tx.query(sql`SELECT t.* FROM ${table} t WHERE t.id = ${id} FOR UPDATE`);
-        if (!existing) throw new NotFound();
-        await capture(ctx, model, wctx, [existing]);
-        const p = await prepare(ctx, model, {}, 'patch', existing, wctx);
-        Object.assign(p.columns, await synced(ctx, wctx, Number(existing.data_file_id), sync));
-        await update(ctx, model, id, p, existing, wctx);
-        return { touched: { updated: [existing] } };
-      },
-      base,
-    );
+    const { recorded } = await syncObjects(ctx, model, sync, [id], identity, base);
     await awaitReaders(ctx, res, recorded.events);
   }
   const [fresh] = await ctx.db.query(sql`SELECT t.* FROM ${table} t WHERE t.id = ${id}`);
   const [rep] = await represent(ctx, model, [fresh], { mode: 'full', base });
   res.json(rep);
+}
+
+/**
+ * NetBox's `SyncedDataMixin.sync(save=True)` on objects of one model, in one
+ * write: each object's data file copied in (an object whose file is gone is
+ * left as it is), a change of each, with its change record and event.
+ */
+async function syncObjects(ctx: ServiceContext, model: ModelDef, sync: SyncData, ids: number[], identity: Identity, base = '') {
+  const table = raw(ctx.db.table(model.table));
+  return runChange(
+    ctx,
+    model,
+    identity,
+    async (wctx) => {
+      const rows = await wctx.tx.query(sql`SELECT t.* FROM ${table} t WHERE t.id = ANY(${ids}::bigint[]) AND t.data_file_id IS NOT NULL ORDER BY t.id FOR UPDATE`);
+      if (ids.length === 1 && !rows.length) throw new NotFound();
+      await capture(ctx, model, wctx, rows);
+      for (const existing of rows) {
+        const p = await prepare(ctx, model, {}, 'patch', existing, wctx);
+        Object.assign(p.columns, await synced(ctx, wctx, Number(existing.data_file_id), sync));
+        await update(ctx, model, Number(existing.id), p, existing, wctx);
+      }
+      return { touched: { updated: rows } };
+    },
+    base,
+  );
+}
+
+/** A model that copies data files, and how. */
+export interface SyncedModel {
+  model: ModelDef;
+  sync: SyncData;
+}
+
+/**
+ * After a source's sync (NetBox's `auto_sync` on `post_sync`): the objects
+ * with `auto_sync_enabled` whose data file of that source changed since
+ * they copied it are synced again, each model in one write by the service
+ * (their change records name no user, as the sync job has no request). An
+ * object whose file no longer parses is left as it is and counted apart.
+ */
+export async function autoSync(ctx: ServiceContext, sourceId: number, models: SyncedModel[]): Promise<{ synced: number; failed: number }> {
+  const out = { synced: 0, failed: 0 };
+  const identity = serviceIdentity(ctx.name);
+  const files = raw(ctx.db.table('data_file'));
+  for (const { model, sync } of models) {
+    const table = raw(ctx.db.table(model.table));
+    const due = await ctx.db.query(sql`
+      SELECT t.id FROM ${table} t JOIN ${files} f ON f.id = t.data_file_id
+       WHERE t.auto_sync_enabled AND f.source_id = ${sourceId} AND (t.data_synced IS NULL OR t.data_synced < f.last_updated)
+       ORDER BY t.id`);
+    for (const { id } of due) {
+      try {
+        await syncObjects(ctx, model, sync, [Number(id)], identity);
+        out.synced++;
+      } catch (err) {
+        if (!(err instanceof ValidationError)) throw err;
+        ctx.log.warn({ model: model.label, id, errors: err.errors }, 'auto sync: the data file cannot be copied');
+        out.failed++;
+      }
+    }
+  }
+  return out;
 }

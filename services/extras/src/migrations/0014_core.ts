@@ -7,6 +7,8 @@ function syncedColumns(s: string, table: string): string[] {
     `ALTER TABLE ${s}."${table}" ADD COLUMN "data_path" VARCHAR(1000) NOT NULL DEFAULT ''`,
     `ALTER TABLE ${s}."${table}" ADD COLUMN "data_file_id" BIGINT REFERENCES ${s}."data_file" ("id") ON DELETE SET NULL`,
     `ALTER TABLE ${s}."${table}" ADD COLUMN "data_synced" TIMESTAMP WITH TIME ZONE`,
+    `ALTER TABLE ${s}."${table}" ADD COLUMN "auto_sync_enabled" BOOLEAN`,
+    `UPDATE ${s}."${table}" SET "auto_sync_enabled" = false`,
     `CREATE INDEX "${table}_data_source_id_idx" ON ${s}."${table}" ("data_source_id")`,
     `CREATE INDEX "${table}_data_file_id_idx" ON ${s}."${table}" ("data_file_id")`,
   ];
