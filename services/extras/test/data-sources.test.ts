@@ -225,6 +225,7 @@ describe('git sources', () => {
     // no data file, no auto sync
     const unlinked = await api.patch(`/api/extras/config-templates/${template.body.id}/`, { data_file: null });
     expect(unlinked.body).toMatchObject({ data_file: null, data_path: '', data_synced: null, auto_sync_enabled: false, template_code: 'v2 {{ name }}' });
+    expect((await api.patch(`/api/extras/config-templates/${template.body.id}/`, { auto_sync_enabled: true })).body.auto_sync_enabled).toBe(false);
     // the sync is a change of the object: the change log shows it
     await eventually(async () => (await api.get(`/api/extras/object-changes/?changed_object_type=extras.configcontext&changed_object_id=${context.body.id}&action=update`)).body.count === 1);
 

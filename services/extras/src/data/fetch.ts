@@ -78,6 +78,8 @@ function gitEnv(home: string, settings: DataSourceSettings, extra: Record<string
     GIT_CONFIG_GLOBAL: '/dev/null',
     // the protocols git itself may use, redirects and submodules included
     GIT_ALLOW_PROTOCOL: settings.gitSchemes.join(':'),
+    // ssh (when allowed) never asks anything either
+    GIT_SSH_COMMAND: 'ssh -o BatchMode=yes',
     ...extra,
   };
 }

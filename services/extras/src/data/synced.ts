@@ -112,14 +112,14 @@ async function synced(ctx: ServiceContext, wctx: WriteContext, fileId: number, s
  */
 export function syncedBeforeSave(sync: SyncData) {
   return async (columns: Row, existing: Row | null, wctx: WriteContext): Promise<void> => {
-    if (!('data_file_id' in columns)) return;
-    const fileId = columns.data_file_id;
+    const named = 'data_file_id' in columns;
+    const fileId = named ? columns.data_file_id : (existing?.data_file_id ?? null);
     if (fileId === null || fileId === undefined) {
-      columns.data_path = '';
-      columns.data_synced = null;
-      columns.auto_sync_enabled = false;
+      // no file: nothing to keep in step with (an auto sync asked for alone is dropped, as NetBox's clean does)
+      if (named || columns.auto_sync_enabled) Object.assign(columns, { data_path: '', data_synced: null, auto_sync_enabled: false });
       return;
     }
+    if (!named) return;
     // naming the same file again does not sync it (the sync action does)
     if (existing && Number(existing.data_file_id) === Number(fileId) && existing.data_synced) return;
     Object.assign(columns, await synced(wctx.service, wctx, Number(fileId), sync));
