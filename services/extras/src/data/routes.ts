@@ -1,7 +1,7 @@
 import type { Express, Request, Response } from 'express';
 import { NotFound, ValidationError } from '@inventory/core';
 import { raw, sql } from '@inventory/filtering';
-import { areaOf, baseUrl, identityOf, mountRoute, parseId, represent, requirePermission, schemaName, type ServiceContext } from '@inventory/rest';
+import { areaOf, baseUrl, fetchByIds, identityOf, mountRoute, parseId, represent, requirePermission, schemaName, type ServiceContext } from '@inventory/rest';
 import { configContext, configTemplate, dataSource, exportTemplate } from '../models';
 import { checkSourceUrl } from './policy';
 import { dataSettingsOf, wakeSyncWorker } from './settings';
@@ -54,9 +54,8 @@ async function syncSource(ctx: ServiceContext, req: Request, res: Response): Pro
     await enqueueSync(ctx, tx, id, identity);
   });
   wakeSyncWorker(ctx);
-  const [fresh] = await ctx.db.query(sql`SELECT t.* FROM ${table} t WHERE t.id = ${id}`);
-  // the file count, as the list shows it
-  const [counted] = await ctx.db.query(sql`SELECT count(*)::int AS n FROM ${raw(ctx.db.table('data_file'))} WHERE source_id = ${id}`);
-  const [rep] = await represent(ctx, dataSource, [{ ...fresh, __count_file_count: counted.n }], { mode: 'full', base: baseUrl(req, ctx.settings.publicUrl) });
+  // with its file count, as the list shows it
+  const fresh = await fetchByIds(ctx, dataSource, [id]);
+  const [rep] = await represent(ctx, dataSource, fresh, { mode: 'full', base: baseUrl(req, ctx.settings.publicUrl) });
   res.json(rep);
 }
