@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import pg from 'pg';
-import { bootStack, eventually, type Client, type Stack } from '@inventory/testkit';
+import { bootStack, eventually, scrapeMetrics, type Client, type Stack } from '@inventory/testkit';
 import { createService as extras } from '@inventory/extras';
 import { checkParameters, checkSourceUrl, fnmatch, ignored } from '../src/data/policy';
 import { dataSourceSettings } from '../src/config';
@@ -410,4 +410,10 @@ describe('data files and jobs (read-only)', () => {
     expect((await api.get(`/api/core/jobs/?started__after=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`)).body.count).toBe(0);
     expect((await api.get('/api/core/data-files/?source=local')).body.results.every((f: Obj) => f.source.name === 'local')).toBe(true);
   });
+});
+
+test('when syncs ran, then the instance\'s metrics count them by outcome', async () => {
+  const scraped = await scrapeMetrics(stack.urls.extras);
+  expect(scraped.value('inventory_data_source_syncs_total', { outcome: 'completed' })).toBeGreaterThanOrEqual(4);
+  expect(scraped.value('inventory_data_source_syncs_total', { outcome: 'errored' })).toBeGreaterThanOrEqual(3);
 });
