@@ -84,8 +84,21 @@ function gitEnv(home: string, settings: DataSourceSettings, extra: Record<string
   };
 }
 
+const CLONE_PREFIX = 'inventory-git-';
+
+/** Clone folders a process that went away left behind (older than `olderThanMs`: no clone runs that long). */
+export async function sweepClones(olderThanMs: number): Promise<void> {
+  const dir = os.tmpdir();
+  const names = (await fs.readdir(dir).catch(() => [] as string[])).filter((n) => n.startsWith(CLONE_PREFIX));
+  for (const name of names) {
+    const full = path.join(dir, name);
+    const stat = await fs.lstat(full).catch(() => null);
+    if (stat?.isDirectory() && Date.now() - stat.mtimeMs > olderThanMs) await fs.rm(full, { recursive: true, force: true }).catch(() => undefined);
+  }
+}
+
 async function cloneGit(source: SourceRow, settings: DataSourceSettings, signal?: AbortSignal): Promise<Fetched> {
-  const tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'inventory-git-'));
+  const tmp = await fs.mkdtemp(path.join(os.tmpdir(), CLONE_PREFIX));
   const cleanup = () => fs.rm(tmp, { recursive: true, force: true });
   try {
     const params = source.parameters ?? {};

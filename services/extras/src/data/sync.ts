@@ -3,7 +3,7 @@ import { raw, sql } from '@inventory/filtering';
 import type { Identity } from '@inventory/auth';
 import type { ServiceContext, Tx, Worker } from '@inventory/rest';
 import type { DataSourceSettings } from '../config';
-import { fetchSource, INTERRUPTED, readFile, SyncError, walk, type SourceRow } from './fetch';
+import { fetchSource, INTERRUPTED, readFile, sweepClones, SyncError, walk, type SourceRow } from './fetch';
 import type { DataOwn } from './settings';
 
 /**
@@ -79,6 +79,8 @@ export function syncWorker(ctx: ServiceContext, settings: DataSourceSettings, af
       abort = new AbortController();
       const own = ctx.own as Partial<DataOwn> | undefined;
       if (own) own.wake = wake;
+      // clones a crashed process left in the temporary folder (long past any clone's timeout)
+      void sweepClones(STALE_MS).catch((err: unknown) => ctx.log.warn({ err }, 'could not sweep old git clones'));
       wake();
       timer = setInterval(wake, POLL_MS);
       timer.unref();
