@@ -5,7 +5,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import pg from 'pg';
 import { bootStack, eventually, scrapeMetrics, type Client, type Stack } from '@inventory/testkit';
+import type { RestService } from '@inventory/rest';
 import { createService as extras } from '@inventory/extras';
+import { bootstrapAdmin, createService as users } from '@inventory/users';
 import { checkParameters, checkSourceUrl, fnmatch, ignored } from '../src/data/policy';
 import { dataSourceSettings } from '../src/config';
 
@@ -54,11 +56,17 @@ beforeAll(async () => {
   git('add', '.');
   git('commit', '--quiet', '-m', 'first');
 
+  // users: a job names its user (id 1, the test identity's: a superuser named admin)
+  let usersService: RestService | undefined;
   stack = await bootStack(
-    { extras: (c) => extras({ ...c, DATA_SOURCE_LOCAL_ROOTS: root, DATA_SOURCE_GIT_SCHEMES: 'file,https', DATA_SOURCE_MAX_FILE_SIZE: 4096 } as never) },
+    {
+      extras: (c) => extras({ ...c, DATA_SOURCE_LOCAL_ROOTS: root, DATA_SOURCE_GIT_SCHEMES: 'file,https', DATA_SOURCE_MAX_FILE_SIZE: 4096 } as never),
+      users: (c) => (usersService = users(c)),
+    },
     {},
     { template: true },
   );
+  await bootstrapAdmin(usersService!, { SUPERUSER_NAME: 'admin', SUPERUSER_PASSWORD: 'admin-password-1', SUPERUSER_API_TOKEN: '0123456789abcdef0123456789abcdef01234567' });
   api = stack.client('extras');
   db = new pg.Client({ connectionString: stack.databaseUrl });
   await db.connect();
@@ -155,6 +163,9 @@ describe('git sources', () => {
     expect(job.started).toBeTruthy();
     expect(job.completed).toBeTruthy();
     expect(job.job_id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(job.user).toMatchObject({ id: 1, username: 'admin' });
+    expect((await api.get('/api/core/jobs/?user=1')).body.count).toBeGreaterThan(0);
+    expect((await api.get('/api/core/jobs/?user__n=1')).body.count).toBe(0);
     const files = await filesOf(gitSource.id);
     expect(files.map((f) => [f.path, f.size, f.hash])).toEqual([
       ['configs/context.yaml', Buffer.byteLength(CONTEXT), sha256(CONTEXT)],
