@@ -412,7 +412,7 @@ describe('data files and jobs (read-only)', () => {
     expect(job.url).toMatch(/\/api\/core\/jobs\/\d+\/$/);
     expect(job.display).toBe(job.job_id);
     const file = (await api.get('/api/core/data-files/?limit=1')).body.results[0];
-    expect(Object.keys(file)).toEqual(['id', 'url', 'display', 'source', 'path', 'size', 'hash', 'created', 'last_updated']);
+    expect(Object.keys(file)).toEqual(['id', 'url', 'display', 'source', 'path', 'last_updated', 'size', 'hash']);
     expect((await api.get('/api/core/data-files/?limit=1&brief=1')).body.results[0]).toEqual({ id: file.id, url: file.url, display: file.path, path: file.path });
     // the filters filter: a job by its status and times, a file by its source's name
     const completed = (await api.get('/api/core/jobs/?status=completed')).body.results as Obj[];

@@ -47,10 +47,10 @@ export function coreStatements(schema: string): string[] {
       "_version" BIGINT NOT NULL DEFAULT 1,
       "source_id" BIGINT NOT NULL REFERENCES ${s}."data_source" ("id") ON DELETE CASCADE,
       "path" VARCHAR(1000) NOT NULL DEFAULT '',
+      "last_updated" TIMESTAMP WITH TIME ZONE,
       "size" INTEGER,
       "hash" VARCHAR(64) NOT NULL DEFAULT '',
-      "created" TIMESTAMP WITH TIME ZONE DEFAULT now(),
-      "last_updated" TIMESTAMP WITH TIME ZONE DEFAULT now(),
+      "created" TIMESTAMP WITH TIME ZONE,
       PRIMARY KEY ("id")
     )`,
     `CREATE INDEX "data_file_source_id_idx" ON ${s}."data_file" ("source_id")`,

@@ -1,6 +1,6 @@
 import { ValidationError } from '@inventory/core';
-import { raw, sql } from '@inventory/filtering';
-import { defineModel, f, type ModelDef, type Row, type WriteContext } from '@inventory/rest';
+import { raw, sql, type FilterDef } from '@inventory/filtering';
+import { defineModel, f, parseUuid, type ModelDef, type Row, type WriteContext } from '@inventory/rest';
 import { CENSORED, checkSourceUrl, checkParameters } from '../data/policy';
 import { dataSettingsOf } from '../data/settings';
 
@@ -90,11 +90,28 @@ export const dataSource: ModelDef = defineModel({
   },
 });
 
+/** ChangeLoggedModelFilterSet's request filters: a data file has no change records, so a valid request id matches none. */
+function requestFilter(name: string): FilterDef {
+  return {
+    kind: 'method',
+    name,
+    valueType: 'string',
+    apply: (values) => {
+      const given = values[values.length - 1] ?? '';
+      if (given.trim() === '') return undefined;
+      parseUuid(given);
+      return raw('FALSE');
+    },
+  };
+}
+
 /**
  * Data files (core.DataFile, read-only): what the last sync of a source
  * read, one per file (`path` relative to the source's root, `size`, the
- * SHA-256 `hash`); the content is kept beside them (`data_file_data`) and,
- * as in NetBox, not serialized. Written by the sync alone: no change records.
+ * SHA-256 `hash`, `last_updated` when its content last changed); the
+ * content is kept beside them (`data_file_data`) and, as in NetBox, not
+ * serialized; nor is `created` (a filter only). Written by the sync alone:
+ * no change records.
  */
 export const dataFile: ModelDef = defineModel({
   label: 'core.datafile',
@@ -104,15 +121,25 @@ export const dataFile: ModelDef = defineModel({
   fields: {
     source: f.fk('core.datasource', 'CASCADE', { readOnly: true, required: true, filterKey: 'name' }),
     path: f.string(1000, { readOnly: true, help: "File path relative to the data source's root" }),
+    last_updated: f.datetime({ readOnly: true }),
     size: f.integer({ readOnly: true, min: 0 }),
     hash: f.string(64, { readOnly: true, help: 'SHA256 hash of the file data' }),
+    // stored and filtered, not serialized (NetBox's DataFileSerializer leaves it out)
+    created: f.datetime({ readOnly: true, writeOnly: true }),
   },
   tags: false,
   customFields: false,
+  timestamps: false,
   readOnly: true,
   unique: [{ fields: ['source', 'path'], message: 'Data file with this Source and Path already exists.' }],
   brief: ['path'],
   display: (r) => String(r.path),
   ordering: ['source', 'path'],
   search: ['path'],
+  filters: (): FilterDef[] => [
+    { kind: 'datetime', name: 'created', expr: sql`t.created` },
+    requestFilter('created_by_request'),
+    requestFilter('updated_by_request'),
+    requestFilter('modified_by_request'),
+  ],
 });
