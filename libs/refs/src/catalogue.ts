@@ -153,6 +153,10 @@ const ROWS: Row[] = [
   ['wireless.wirelesslangroup', 'wireless LAN group', 'dcim', 'wireless-lan-groups', 'tce'],
   ['wireless.wirelesslan', 'wireless LAN', 'dcim', 'wireless-lans', 'tce'],
   ['wireless.wirelesslink', 'wireless link', 'dcim', 'wireless-links', 'tce'],
+  // NetBox 3.7's core app, served by extras (decision 028): a data source is a PrimaryModel; data files and jobs are plain models
+  ['core.datasource', 'data source', 'extras', 'data-sources', 'tce'],
+  ['core.datafile', 'data file', 'extras', 'data-files', ''],
+  ['core.job', 'job', 'extras', 'jobs', ''],
 ];
 
 /**

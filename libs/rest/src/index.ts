@@ -4,11 +4,11 @@
  * references, http; `service.ts` assembles them. This file exports what the
  * rest of the monorepo uses.
  */
-export { createdOf, createModelTables, sharedTables, customFieldValueError, Db, defineModel, describeSchema, f, formatAddress, formatNetwork, hashKey, isNetwork, isoDateTime, memo, migrate, naturalize, networkOf, networkText, outboxJsonStatements, parseNetwork, runStatements, schemaDrift, TAGGED_ITEM_TABLE, TENANT_GROUP_HOPS, TEXT_TYPES, Tx, withNaturalKeys } from './model';
+export { areaOf, createdOf, createModelTables, sharedTables, customFieldValueError, Db, defineModel, describeSchema, f, formatAddress, formatNetwork, hashKey, isNetwork, isoDateTime, memo, migrate, naturalize, networkOf, networkText, outboxJsonStatements, parseNetwork, runStatements, schemaDrift, TAGGED_ITEM_TABLE, TENANT_GROUP_HOPS, TEXT_TYPES, Tx, withNaturalKeys } from './model';
 export type { Change, Choice, CountDef, CustomFieldDef, ExtrasApi, FieldDef, Hop, ManyField, Migration, ModelDef, ModelHooks, NestedTag, Queryable, RefResult, RelationField, Row, Saved, SchemaDescription, ServiceContext, Touched, UniqueDef, WriteContext } from './model';
 export { absoluteUrls, projectedModels, projectedNested, projection, projectionTable, recordOf } from './projections';
 export { baseUrl, contentTypeIdFilter, contentTypesFilter, contentTypesIdFilter, fetchByIds, identityOf, ids, ignoredHeader, ilike, keyResolver, LIST_ACTION_PARAMS, nestedFor, objectUrl, pageLinks, parseId, parsePage, parseUuid, READ_OPTION_PARAMS, relatedId, renderUserTemplate, represent, requestUrl, requirePermission, savedFilterVisibility, searchFilter, treeIds } from './read';
-export { awaitReaders, capture, insert, notADict, noteTouched, prepare, remove, removeGenericReferrers, resolveLocal, resolveRefs, rewriteCustomFieldData, runChange, runWrite } from './write';
+export { awaitReaders, capture, insert, notADict, noteTouched, prepare, remove, removeGenericReferrers, resolveLocal, resolveRefs, rewriteCustomFieldData, runChange, runWrite, update } from './write';
 export type { CustomFieldDataOp, Respond } from './write';
 export { eventSource, warmReferences } from './references';
 export { createObjects, modelOpenApi, mountRoute, RENDERED_SCHEMAS, renderConfigHandler, renderConfigRoute, renderOperation, schemaName } from './http';

@@ -406,7 +406,8 @@ describe('config contexts in extras', () => {
     expect(c.regions.map((r: Obj) => r.id)).toEqual([w.hit.regions.id]);
     expect(c.weight).toBe(1000);
     expect(c.is_active).toBe(true);
-    expect([c.data_source, c.data_path, c.data_file, c.data_synced]).toEqual([null, null, null, null]);
+    // NetBox's data_path is a blank CharField: '' until a data file is named
+    expect([c.data_source, c.data_path, c.data_file, c.data_synced, c.auto_sync_enabled]).toEqual([null, '', null, null, false]);
     const keys = Object.keys(c);
     expect(keys.slice(0, 8)).toEqual(['id', 'url', 'display', 'name', 'weight', 'description', 'is_active', 'regions']);
     expect(keys.slice(-3)).toEqual(['data', 'created', 'last_updated']);

@@ -148,6 +148,42 @@ runModelContract('config template', {
   ],
 });
 
+runModelContract('data source', {
+  stack: () => stack,
+  service: 'extras',
+  model: extrasModels.dataSource,
+  path: '/api/core/data-sources/',
+  schema: 'DataSource',
+  // git sources: the stack allows no local folder (DATA_SOURCE_LOCAL_ROOTS unset), https by default
+  make: (i) => ({
+    name: `Source ${i}`,
+    type: 'git',
+    source_url: `https://example.com/repo-${i}.git`,
+    parameters: i % 2 ? { branch: 'main' } : null,
+    ignore_rules: i % 3 ? '*.log' : '',
+    enabled: i % 4 !== 0,
+  }),
+  patch: { description: 'patched', enabled: false, parameters: { branch: 'dev', username: 'me' } },
+  badPatch: { type: 'amazon-s3' },
+  invalid: [
+    { body: { name: 'no url', type: 'git' }, field: 'source_url' },
+    { body: { name: 'ssh', type: 'git', source_url: 'ssh://git@example.com/r.git' }, field: 'source_url' },
+    { body: { name: 'local', type: 'local', source_url: 'file:///srv/data' }, field: 'source_url' },
+    { body: { name: 'bad branch', type: 'git', source_url: 'https://example.com/r.git', parameters: { branch: '--upload-pack=x' } }, field: 'parameters' },
+    { body: { name: 'no type', source_url: 'https://example.com/r.git' }, field: 'type' },
+  ],
+  brief: ['name'],
+  choices: ['type'],
+  filters: [
+    { query: () => 'type=git', expect: (o) => o },
+    { query: () => 'status=new', expect: (o) => o },
+    { query: () => 'status__n=new', expect: () => [] },
+    { query: () => 'enabled=false', expect: (o) => o.filter((x) => !x.enabled) },
+    { query: () => 'q=repo', expect: () => [] },
+    { query: (o) => `q=${encodeURIComponent(o[1].name)}`, expect: (o) => [o[1]] },
+  ],
+});
+
 /** Made once per file: the tenants (tenancy, another service) the journal entries are written on. */
 let journaledTenants: Promise<number[]> | null = null;
 const theTenants = () =>

@@ -140,7 +140,7 @@ describe('the public face', () => {
     const r = await gw.get('/api/', { ...anon, headers: { 'content-type': 'application/json' } });
     expect(r.status).toBe(200);
     expect(r.headers.get('api-version')).toBe('3.7');
-    expect(Object.keys(r.body)).toEqual(['circuits', 'dcim', 'extras', 'ipam', 'plugins', 'tenancy', 'users', 'virtualization', 'vpn', 'wireless']);
+    expect(Object.keys(r.body)).toEqual(['circuits', 'core', 'dcim', 'extras', 'ipam', 'plugins', 'tenancy', 'users', 'virtualization', 'vpn', 'wireless']);
     expect(r.body.tenancy).toBe(`${base}/api/tenancy/`);
     expect(r.headers.get('x-request-id')).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     const area = await gw.get('/api/tenancy/', anon);

@@ -47,6 +47,11 @@ const EXTRA_ROUTES: Record<string, string[]> = {
   '/api/extras/webhook-deliveries/{id}/retry/': ['post'],
   '/api/users/tokens/provision/': ['post'],
   '/api/users/config/': ['get', 'patch'],
+  // NetBox 3.7's sync actions (DataSourceViewSet.sync, SyncedDataMixin)
+  '/api/core/data-sources/{id}/sync/': ['post'],
+  '/api/extras/export-templates/{id}/sync/': ['post'],
+  '/api/extras/config-contexts/{id}/sync/': ['post'],
+  '/api/extras/config-templates/{id}/sync/': ['post'],
 };
 const VERBS = ['get', 'post', 'put', 'patch', 'delete'];
 
@@ -123,6 +128,8 @@ describe('methods a route does not take', () => {
     ['POST', '/api/circuits/circuit-terminations/999999/paths/', 'GET, HEAD, OPTIONS'],
     ['PUT', '/api/extras/custom-field-choice-sets/999999/choices/', 'GET, HEAD, OPTIONS'],
     ['GET', '/api/users/tokens/provision/', 'POST, OPTIONS'],
+    ['GET', '/api/core/data-sources/999999/sync/', 'POST, OPTIONS'],
+    ['PUT', '/api/extras/config-contexts/999999/sync/', 'POST, OPTIONS'],
   ])('when %s %s is sent, then 405 in DRF words with Allow: %s, before the object is looked up', async (method, path, allow) => {
     const res = await gw.request(method, path, method === 'GET' ? {} : { body: {} });
     expect(res.status).toBe(405);
@@ -173,5 +180,25 @@ describe('NetBox 3.7.8 parity of the declared models (the facts in netbox-3.7.8.
       for (const g of Object.keys(except)) if (!found.includes(g)) stale.push(`${facts.path} ${g}`);
     }
     expect({ missing, stale }).toEqual({ missing: {}, stale: [] });
+  });
+});
+
+describe('the core area (NetBox 3.7, served by extras: decision 028)', () => {
+  test('when /api/core/ and its lists are read through the gateway, then extras answers them, and the document lists their paths', async () => {
+    // a user who may view the core models (an object permission naming their content types)
+    const viewer = await stack.client('users').post('/api/users/users/', { username: 'core-viewer', password: 'core-password-1' });
+    const granted = await stack.client('users').post('/api/users/permissions/', { name: 'view core', object_types: ['core.datasource', 'core.datafile', 'core.job'], actions: ['view'], users: [viewer.body.id] });
+    expect(granted.status).toBe(201);
+    const key = (await stack.client('users').post('/api/users/tokens/', { user: viewer.body.id })).body.key;
+    const gw = new Client(stack.urls.gateway, { identity: null, headers: { authorization: `Token ${key}` } });
+    const root = await gw.get('/api/core/');
+    expect(root.status).toBe(200);
+    expect(Object.keys(root.body)).toEqual(['data-files', 'data-sources', 'jobs']);
+    for (const endpoint of ['data-sources', 'data-files', 'jobs']) {
+      const list = await gw.get(`/api/core/${endpoint}/`);
+      expect([endpoint, list.status, list.body.count]).toEqual([endpoint, 200, 0]);
+      expect(doc.paths[`/api/core/${endpoint}/`]).toBeDefined();
+    }
+    expect((await gw.get('/api/')).body).toHaveProperty('core');
   });
 });

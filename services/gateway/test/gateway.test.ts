@@ -392,7 +392,7 @@ describe('transport', () => {
   test('when /api/ is requested as JSON, then the areas are listed in order with absolute URLs', async () => {
     const res = await client().get('/api/');
     expect(res.status).toBe(200);
-    expect(Object.keys(res.body)).toEqual(['circuits', 'dcim', 'extras', 'ipam', 'plugins', 'tenancy', 'users', 'virtualization', 'vpn', 'wireless']);
+    expect(Object.keys(res.body)).toEqual(['circuits', 'core', 'dcim', 'extras', 'ipam', 'plugins', 'tenancy', 'users', 'virtualization', 'vpn', 'wireless']);
     expect(res.body.dcim).toBe(`${base}/api/dcim/`);
     // forwarding headers count only from TRUSTED_PROXIES (see trusted-proxies.test.ts)
     const proxied = await client().get('/api/', { headers: { 'x-forwarded-host': 'netbox.example.com', 'x-forwarded-proto': 'https' } });
@@ -403,7 +403,7 @@ describe('transport', () => {
     const res = await client().get('/api/', { headers: { accept: 'text/html' } });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/html/);
-    for (const area of ['circuits', 'dcim', 'extras', 'ipam', 'plugins', 'tenancy', 'users', 'virtualization', 'vpn', 'wireless']) {
+    for (const area of ['circuits', 'core', 'dcim', 'extras', 'ipam', 'plugins', 'tenancy', 'users', 'virtualization', 'vpn', 'wireless']) {
       expect(res.text).toContain(`&quot;${area}&quot;: &quot;<a href="${base}/api/${area}/" rel="nofollow">${base}/api/${area}/</a>&quot;`);
     }
     // JSON wins when both are acceptable

@@ -56,6 +56,12 @@ describe('routing table', () => {
     expect(routeFor('/api/vpn/l2vpn-terminations/3/')).toEqual({ area: 'vpn', service: 'ipam', root: false });
   });
 
+  test('when a path is under NetBox 3.7\'s core area, then extras owns it (decision 028)', () => {
+    expect(routeFor('/api/core/')).toEqual({ area: 'core', service: 'extras', root: true });
+    expect(routeFor('/api/core/data-sources/1/sync/')).toEqual({ area: 'core', service: 'extras', root: false });
+    expect(routeFor('/api/core/jobs/')?.service).toBe('extras');
+  });
+
   test('when a path is a webhook endpoint, then the webhooks service owns it', () => {
     expect(routeFor('/api/extras/webhooks/3/')?.service).toBe('webhooks');
     expect(routeFor('/api/extras/webhook-deliveries/')?.service).toBe('webhooks');

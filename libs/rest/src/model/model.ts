@@ -357,6 +357,12 @@ export interface ModelHooks {
   nested?: (nested: Row) => Row;
   /** Runs inside the delete transaction before rows go (e.g. remove dependants). */
   beforeDelete?: (ids: number[], ctx: WriteContext) => Promise<void>;
+  /**
+   * Censors a snapshot (NetBox's `to_objectchange`): what the change records
+   * and the events keep of the object's stored values, a secret hidden (a
+   * data source's git password). Changes the snapshot in place.
+   */
+  snapshot?: (snapshot: Row) => void;
   /** After a write committed (e.g. tell other services to drop caches). */
   afterCommit?: (ctx: ServiceContext, changes: Change[]) => Promise<void> | void;
 }

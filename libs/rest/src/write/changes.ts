@@ -60,6 +60,8 @@ export function snapshotOf(model: ModelDef, row: Row, rep: Row | undefined): Row
     out.created = isoDateTime(row.created);
     out.last_updated = isoDateTime(row.last_updated);
   }
+  // what the change log and the events must not keep (a data source's password)
+  model.hooks.snapshot?.(out);
   return out;
 }
 

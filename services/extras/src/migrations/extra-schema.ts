@@ -17,5 +17,8 @@ export function extraSchema(schema: string): string[] {
     // journal entries newest first; an image attachment's file served by its name
     `CREATE INDEX "journal_entry_created_idx" ON "${schema}"."journal_entry" ("created")`,
     `CREATE INDEX "image_attachment_image_idx" ON "${schema}"."image_attachment" ("image")`,
+    // a data file's content (NetBox's DataFile.data), beside its row so that lists never read it; jobs by their object
+    `CREATE TABLE "${schema}"."data_file_data" ("file_id" BIGINT NOT NULL REFERENCES "${schema}"."data_file" ("id") ON DELETE CASCADE, "data" BYTEA NOT NULL, PRIMARY KEY ("file_id"))`,
+    `CREATE INDEX "job_object_type_object_id_idx" ON "${schema}"."job" ("object_type", "object_id")`,
   ];
 }

@@ -12,7 +12,8 @@ import { journalEntries } from './0010_journal_entries';
 import { imageAttachments } from './0011_image_attachments';
 import { lists } from './0012_lists';
 import { objectChangeLatest } from './0013_object_change_latest';
+import { core } from './0014_core';
 
 /** In order; each entry is frozen once released (docs/decisions/005-frozen-migrations.md). */
 // the last: the library's migration of the tables every service has (its history made them already; it finds them)
-export const migrations: Migration[] = [initial, indexNames, objectVersions, objectChanges, outbox, outboxIndexes, outboxReference, configContexts, outboxJson, journalEntries, imageAttachments, lists, objectChangeLatest, sharedTables];
+export const migrations: Migration[] = [initial, indexNames, objectVersions, objectChanges, outbox, outboxIndexes, outboxReference, configContexts, outboxJson, journalEntries, imageAttachments, lists, objectChangeLatest, core, sharedTables];

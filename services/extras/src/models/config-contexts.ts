@@ -1,67 +1,19 @@
-import { ValidationError } from '@inventory/core';
-import { raw, sql, type FilterDef } from '@inventory/filtering';
-import { defineModel, f, type FieldDef, type ManyField } from '@inventory/rest';
+import { defineModel, f, type ManyField } from '@inventory/rest';
+import { contextData, syncedBeforeSave, syncedData, syncedDataFilters, templateCode } from '../data/synced';
 
 /**
  * Config contexts (NetBox's extras.ConfigContext) and config templates
  * (extras.ConfigTemplate). A config context's criteria are m2m fields to
  * other services' models (regions, sites, ... kept here as projections);
  * devices and virtual machines render the contexts that match them
- * (libs/rest read/config-context.ts). Both models may name a data file in
- * NetBox; files are not synced here, so those fields are read-only nulls.
+ * (libs/rest read/config-context.ts). Both may name a data file whose
+ * content they copy (data/synced.ts): a context's data, a template's code.
  */
 
 /** A criterion: written as ids, read as nested objects, filtered by `<x>_id` (and `<x>` by slug where NetBox has it). */
 function criterion(to: string, through: string, idFilter: string, slugFilter?: string): ManyField {
   return f.m2m(to, through, { idFilter, filterKey: slugFilter ? 'slug' : null, ...(slugFilter ? { filterName: slugFilter } : {}) });
 }
-
-/** NetBox's data-file fields (SyncedDataMixin): read-only here, always null (no data sources are synced). */
-export const syncedData = (): Record<string, FieldDef> => ({
-  data_source: f.json({ readOnly: true, virtual: true, nullable: true, filter: false, orderable: false }),
-  data_path: f.string(1000, { readOnly: true, virtual: true, nullable: true, filter: false, orderable: false }),
-  data_file: f.json({ readOnly: true, virtual: true, nullable: true, filter: false, orderable: false }),
-  data_synced: f.datetime({ readOnly: true, virtual: true, nullable: true, filter: false, orderable: false }),
-});
-
-/**
- * NetBox's `data_source_id` / `data_file_id` (ModelMultipleChoiceFilters over
- * data sources, `__n` an exclude): no data source exists here, so every id
- * is an invalid choice (400, NetBox's messages) and only `null` is valid:
- * it matches every object (none names a data source), and `__n=null` none.
- * Blank values filter nothing.
- */
-function dataSourceFilter(name: string): FilterDef {
-  return {
-    kind: 'method',
-    name,
-    lookups: ['n'],
-    apply: (values, lookup) => {
-      const given = values.filter((v) => v !== '');
-      if (!given.length) return undefined;
-      const bad = given.find((v) => v !== 'null');
-      if (bad !== undefined) {
-        const message = /^\d+$/.test(bad) ? `Select a valid choice. ${bad} is not one of the available choices.` : `\u201c${bad}\u201d is not a valid value.`;
-        throw new ValidationError({ [lookup ? `${name}__${lookup}` : name]: [message] });
-      }
-      return lookup === 'n' ? raw('FALSE') : raw('TRUE');
-    },
-  };
-}
-
-/**
- * The filters of NetBox's SyncedDataMixin: `data_source_id`, `data_file_id`
- * and `data_synced` (a MultiValueDateTimeFilter with `n`, `lt`, `lte`, `gt`,
- * `gte`, `empty`). Nothing is synced, so `data_synced` is NULL on every
- * object: a date-time or comparison matches none, `__n` every object (an
- * exclude keeps NULLs), `__empty=true` every object and `__empty=false` none;
- * an invalid date-time is a 400.
- */
-export const syncedDataFilters = (): FilterDef[] => [
-  dataSourceFilter('data_source_id'),
-  dataSourceFilter('data_file_id'),
-  { kind: 'datetime', name: 'data_synced', expr: sql`NULL::timestamptz` },
-];
 
 export const configContext = defineModel({
   label: 'extras.configcontext',
@@ -96,7 +48,8 @@ export const configContext = defineModel({
   display: (r) => String(r.name),
   ordering: ['weight', 'name'],
   search: ['name', 'description', 'data'],
-  filters: () => syncedDataFilters(),
+  filters: (ctx) => syncedDataFilters(ctx),
+  hooks: { beforeSave: syncedBeforeSave(contextData) },
 });
 
 export const configTemplate = defineModel({
@@ -116,5 +69,6 @@ export const configTemplate = defineModel({
   display: (r) => String(r.name),
   ordering: ['name'],
   search: ['name', 'description'],
-  filters: () => syncedDataFilters(),
+  filters: (ctx) => syncedDataFilters(ctx),
+  hooks: { beforeSave: syncedBeforeSave(templateCode) },
 });

@@ -1,7 +1,7 @@
 import { ValidationError } from '@inventory/core';
 import { contentType } from '@inventory/refs';
 import { contentTypesIdFilter, defineModel, f, type ModelDef } from '@inventory/rest';
-import { syncedData, syncedDataFilters } from './config-contexts';
+import { syncedBeforeSave, syncedData, syncedDataFilters, templateCode } from '../data/synced';
 
 /** Any model with a list endpoint can be exported (NetBox's ExportTemplatesMixin is on nearly every model). */
 const exportable = (label: string) => !!contentType(label)?.endpoint && !label.startsWith('contenttypes.');
@@ -10,7 +10,7 @@ const exportable = (label: string) => !!contentType(label)?.endpoint && !label.s
  * Export templates (NetBox's extras.ExportTemplate, spec C.10): Jinja code
  * that any list of the chosen types renders with `?export=<name>`
  * (libs/rest read/export.ts; every service reads them from its projection).
- * Data files are not synced here: the data-source fields are read-only nulls.
+ * Its code may come from a data file (data/synced.ts).
  */
 export const exportTemplate: ModelDef = defineModel({
   label: 'extras.exporttemplate',
@@ -36,11 +36,12 @@ export const exportTemplate: ModelDef = defineModel({
   display: (r) => String(r.name),
   ordering: ['name'],
   search: ['name', 'description'],
-  filters: () => [contentTypesIdFilter(), ...syncedDataFilters()],
+  filters: (ctx) => [contentTypesIdFilter(), ...syncedDataFilters(ctx)],
   hooks: {
     validate(row) {
       // the UI's `?export=table` is the table itself
       if (String(row.name).toLowerCase() === 'table') throw ValidationError.field('name', `"${String(row.name)}" is a reserved name. Please choose a different name.`);
     },
+    beforeSave: syncedBeforeSave(templateCode),
   },
 });

@@ -18,7 +18,7 @@ export function areaOwner(area: string): string {
 }
 
 /** The keys of GET /api/, in NetBox's order (seed list of areas). */
-export const ROOT_AREAS = ['circuits', 'dcim', 'extras', 'ipam', 'plugins', 'tenancy', 'users', 'virtualization', 'vpn', 'wireless'] as const;
+export const ROOT_AREAS = ['circuits', 'core', 'dcim', 'extras', 'ipam', 'plugins', 'tenancy', 'users', 'virtualization', 'vpn', 'wireless'] as const;
 
 /** Endpoints (first segment under the area) owned by another service than the area's. */
 const ENDPOINT_OWNERS: Record<string, Record<string, string>> = {
