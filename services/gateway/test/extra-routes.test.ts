@@ -47,6 +47,7 @@ const EXTRA_ROUTES: Record<string, string[]> = {
   '/api/extras/webhook-deliveries/{id}/retry/': ['post'],
   '/api/users/tokens/provision/': ['post'],
   '/api/users/config/': ['get', 'patch'],
+  '/api/extras/dashboard/': ['get', 'put', 'patch', 'delete'],
   // NetBox 3.7's sync actions (DataSourceViewSet.sync, SyncedDataMixin)
   '/api/core/data-sources/{id}/sync/': ['post'],
   '/api/extras/export-templates/{id}/sync/': ['post'],
@@ -200,5 +201,25 @@ describe('the core area (NetBox 3.7, served by extras: decision 028)', () => {
       expect(doc.paths[`/api/core/${endpoint}/`]).toBeDefined();
     }
     expect((await gw.get('/api/')).body).toHaveProperty('core');
+  });
+});
+
+describe('the dashboard (NetBox 3.7\'s /api/extras/dashboard/, kept by users)', () => {
+  test('when a user saves, changes and deletes their dashboard through the gateway, then each read shows their own, and nobody else\'s', async () => {
+    expect((await gw.get('/api/extras/dashboard/')).body).toEqual({ layout: [], config: {} });
+    const layout = [{ id: 'a1', x: 0, y: 0, w: 4, h: 3 }];
+    const config = { a1: { class: 'extras.NoteWidget', title: 'Hello', config: { content: 'hi' } } };
+    expect((await gw.patch('/api/extras/dashboard/', { layout })).body).toEqual({ layout, config: {} });
+    expect((await gw.patch('/api/extras/dashboard/', { config })).body).toEqual({ layout, config });
+    expect((await gw.get('/api/extras/dashboard/')).body).toEqual({ layout, config });
+    // another user's is their own
+    const other = await stack.client('users').post('/api/users/users/', { username: 'dash-other', password: 'dash-password-1' });
+    const key = (await stack.client('users').post('/api/users/tokens/', { user: other.body.id })).body.key;
+    const otherGw = new Client(stack.urls.gateway, { identity: null, headers: { authorization: `Token ${key}` } });
+    expect((await otherGw.get('/api/extras/dashboard/')).body).toEqual({ layout: [], config: {} });
+    expect((await otherGw.put('/api/extras/dashboard/', 'not an object')).status).toBe(400);
+    expect((await gw.delete('/api/extras/dashboard/')).status).toBe(204);
+    expect((await gw.get('/api/extras/dashboard/')).body).toEqual({ layout: [], config: {} });
+    expect((await new Client(stack.urls.gateway, { identity: null }).get('/api/extras/dashboard/')).status).toBe(403);
   });
 });

@@ -4,6 +4,7 @@ import { mountAuthInternal } from './auth';
 import { authRateLimits, type AuthRateLimits } from './config';
 import { migrations } from './migrations';
 import { models } from './models';
+import { mountDashboard } from './dashboard';
 import { mountProvision, mountUserConfig } from './routes';
 import { SignInThrottle } from './throttle';
 
@@ -23,6 +24,7 @@ export function createService(config: BaseConfig & Partial<AuthRateLimits>): Res
       mountAuthInternal(app, ctx, throttle);
       mountProvision(app, ctx, throttle);
       mountUserConfig(app, ctx);
+      mountDashboard(app, ctx);
     },
   });
 }

@@ -25,8 +25,14 @@ const ENDPOINT_OWNERS: Record<string, Record<string, string>> = {
   extras: { webhooks: 'webhooks', 'webhook-deliveries': 'webhooks', 'event-rules': 'webhooks' },
 };
 
-/** Single paths owned by another service than their endpoint's: the cable paths through a circuit's end are dcim's. */
-const PATH_OWNERS: [RegExp, string][] = [[/^circuits\/circuit-terminations\/[^/]+\/paths\/$/, 'dcim']];
+/**
+ * Single paths owned by another service than their endpoint's: the cable paths through a circuit's end
+ * are dcim's; a user's dashboard is the users service's (their own data, gone with them).
+ */
+const PATH_OWNERS: [RegExp, string][] = [
+  [/^circuits\/circuit-terminations\/[^/]+\/paths\/$/, 'dcim'],
+  [/^extras\/dashboard\/$/, 'users'],
+];
 
 export interface Route {
   area: string;

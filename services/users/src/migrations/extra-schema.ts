@@ -1,4 +1,4 @@
-import { USER_CONFIG_TABLE } from '../models';
+import { DASHBOARD_TABLE, USER_CONFIG_TABLE } from '../models';
 import { AUTH_ATTEMPT_TABLE } from '../throttle';
 
 /**
@@ -24,6 +24,8 @@ export function extraSchema(schema: string): string[] {
     `ALTER TABLE ${t('object_permission')} ALTER COLUMN enabled SET DEFAULT true`,
     // preferences per user (/api/users/config/); removed with the user (user beforeDelete hook)
     `CREATE TABLE ${t(USER_CONFIG_TABLE)} (user_id bigint PRIMARY KEY, data jsonb NOT NULL DEFAULT '{}'::jsonb)`,
+    // each user's dashboard (/api/extras/dashboard/, migration 0010); removed with the user too
+    `CREATE TABLE ${t(DASHBOARD_TABLE)} (user_id bigint PRIMARY KEY, layout jsonb NOT NULL DEFAULT '[]'::jsonb, config jsonb NOT NULL DEFAULT '{}'::jsonb)`,
     // sign-in attempts for the rate limits (throttle.ts, migration 0002_auth_attempts)
     `CREATE TABLE ${t(AUTH_ATTEMPT_TABLE)} (
       scope varchar(16) NOT NULL,

@@ -8,6 +8,7 @@ import { outboxIndexes } from './0006_outbox_indexes';
 import { outboxReference } from './0007_outbox_reference';
 import { processedEvents } from './0008_processed_events';
 import { outboxJson } from './0009_outbox_json';
+import { dashboards } from './0010_dashboards';
 
 /** In order; each entry is frozen once released (docs/decisions/005-frozen-migrations.md). */
 export const migrations: Migration[] = [
@@ -20,6 +21,7 @@ export const migrations: Migration[] = [
   outboxReference,
   processedEvents,
   outboxJson,
+  dashboards,
   // the library's migration of the tables every service has: its history made them already, so it finds them
   sharedTables,
 ];

@@ -3,7 +3,7 @@ import { token } from './tokens';
 import { objectPermission } from './permissions';
 
 export { group, user, token, objectPermission };
-export { USER_GROUPS_TABLE, USER_CONFIG_TABLE } from './users';
+export { DASHBOARD_TABLE, USER_GROUPS_TABLE, USER_CONFIG_TABLE } from './users';
 export { PERMISSION_GROUPS_TABLE, PERMISSION_USERS_TABLE } from './permissions';
 export { generateKey, mayGrantTokens, TOKEN_KEY_LENGTH, GRANT_DENIED } from './tokens';
 

@@ -6,6 +6,8 @@ import { m2mKeyFilter } from './filters';
 /** Link tables (owner = the model declaring the relation). */
 export const USER_GROUPS_TABLE = 'user_groups';
 export const USER_CONFIG_TABLE = 'user_config';
+/** Each user's dashboard (NetBox's Dashboard: a layout and its widgets' config), at /api/extras/dashboard/. */
+export const DASHBOARD_TABLE = 'dashboard';
 
 /** Django's UnicodeUsernameValidator. */
 const USERNAME = /^[\p{L}\p{N}_.@+-]+$/u;
@@ -85,6 +87,7 @@ export const user: ModelDef = defineModel({
     },
     beforeDelete: async (ids, { tx, service }) => {
       await tx.query(sql`DELETE FROM ${raw(service.db.table(USER_CONFIG_TABLE))} WHERE user_id = ANY(${ids}::bigint[])`);
+      await tx.query(sql`DELETE FROM ${raw(service.db.table(DASHBOARD_TABLE))} WHERE user_id = ANY(${ids}::bigint[])`);
     },
   },
 });
