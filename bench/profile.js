@@ -8,7 +8,8 @@
  *  - the device bulk POST (100 devices of a type with 48 interface templates),
  * with PostgreSQL's view beside them (pg_stat_statements: statements per
  * request, and the execution and planning time of the top statements).
- * No broker: the HTTP and SQL path alone. Run: `node bench/profile.js`
+ * And the event loop's delay under each (p50, p99, max: a request that
+ * holds the loop shows there). No broker: the HTTP and SQL path alone. Run: `node bench/profile.js`
  * (BENCH_SECONDS per workload, default 6). Writes bench/results/profile.json.
  */
 const fs = require('node:fs');
@@ -103,6 +104,13 @@ async function statements(admin, db) {
   return { ...sum, top: rows.map((r) => ({ ...r, exec_ms: Number(r.exec_ms), plan_ms: Number(r.plan_ms) })) };
 }
 
+/** The service's event-loop delay since the last scrape (prom-client's default metrics, reset at each scrape), in ms. */
+async function loopDelay(url) {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const read = (name) => Number((new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text) || [])[1]) * 1000;
+  return { p50_ms: read('nodejs_eventloop_lag_p50_seconds'), p99_ms: read('nodejs_eventloop_lag_p99_seconds'), max_ms: read('nodejs_eventloop_lag_max_seconds') };
+}
+
 /** Closed-loop POSTs for `seconds`, `connections` at a time; the number sent. */
 async function posts(url, headers, body, seconds, connections) {
   const end = Date.now() + seconds * 1000;
@@ -136,10 +144,12 @@ async function main() {
       const s = await profiled(service, env);
       const ctx = await prepare(s.url);
       await admin.query('SELECT pg_stat_statements_reset()');
+      await loopDelay(s.url);
       const requests = await drive(s.url, ctx);
+      const event_loop = await loopDelay(s.url);
       const sql = await statements(admin, db);
       const cpu = summarize(await s.stop());
-      report.workloads[name] = { service, requests, statements_per_request: Number((sql.calls / requests).toFixed(2)), cpu_ms_per_request: Number((cpu.cpu_ms / requests).toFixed(3)), cpu, sql };
+      report.workloads[name] = { service, requests, statements_per_request: Number((sql.calls / requests).toFixed(2)), cpu_ms_per_request: Number((cpu.cpu_ms / requests).toFixed(3)), event_loop, cpu, sql };
       process.stderr.write(`${name}: ${requests} requests, ${report.workloads[name].statements_per_request} statements and ${report.workloads[name].cpu_ms_per_request} ms of the service's CPU each\n`);
     };
     await workload(
