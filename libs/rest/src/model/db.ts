@@ -51,7 +51,6 @@ export class Tx implements Queryable {
  */
 export class Db implements Queryable {
   readonly pool: pg.Pool;
-  private genericPool?: pg.Pool;
   /** How often each recent statement text ran, and the texts run by name (see `nameFor`). */
   private readonly runs = new Map<string, number>();
   private readonly named = new Set<string>();
@@ -65,8 +64,8 @@ export class Db implements Queryable {
     this.pool = this.newPool(max, '-c plan_cache_mode=force_generic_plan');
   }
 
-  private newPool(max: number, options = ''): pg.Pool {
-    const pool = new pg.Pool({ connectionString: this.url, max, options: `-c search_path=${this.schema},public -c timezone=UTC ${options}`.trim() });
+  private newPool(max: number, options: string): pg.Pool {
+    const pool = new pg.Pool({ connectionString: this.url, max, options: `-c search_path=${this.schema},public -c timezone=UTC ${options}` });
     pool.on('error', () => {
       /* idle client errors surface on the next query */
     });
@@ -114,28 +113,14 @@ export class Db implements Queryable {
   }
 
   /**
-   * A named prepared statement (named by its text, so each connection parses
-   * it once). A generic one outside a transaction runs on the generic-plan
-   * pool; inside one, with `plan_cache_mode` set and reset around it on the
-   * transaction's connection (a SET in a transaction that fails is undone by
-   * its rollback).
+   * A statement marked prepared: a generic one is named at once (its plan
+   * kept: the connections force generic plans for named statements); one
+   * whose plan must fit its values is never named, so it is planned for
+   * them at every run.
    */
   private async runPrepared(client: pg.Pool | pg.PoolClient, statement: Prepared, text: string, values: unknown[]): Promise<Record<string, unknown>[]> {
-    const query = { name: statementName(text), text, values };
-    if (!statement.generic) return (await client.query(query)).rows;
-    if (client instanceof pg.Pool) return (await this.genericPlans().query(query)).rows;
-    await client.query('SET plan_cache_mode = force_generic_plan');
-    try {
-      return (await client.query(query)).rows;
-    } finally {
-      await client.query('RESET plan_cache_mode').catch(() => undefined);
-    }
-  }
-
-  /** Connections whose prepared statements always run a generic plan (made on first use: few services have such statements). */
-  private genericPlans(): pg.Pool {
-    this.genericPool ??= this.newPool(Math.max(2, Math.ceil(this.max / 4)), '-c plan_cache_mode=force_generic_plan');
-    return this.genericPool;
+    if (!statement.generic) return (await client.query(text, values)).rows;
+    return (await client.query({ name: statementName(text), text, values })).rows;
   }
 
   query(statement: Sql): Promise<Record<string, unknown>[]> {
@@ -185,11 +170,11 @@ export class Db implements Queryable {
   /** Connections of each pool (`main`, and `generic` once made): open, idle, and callers waiting for one. */
   poolStats(): { pool: string; total: number; idle: number; waiting: number }[] {
     const stats = (pool: string, p: pg.Pool) => ({ pool, total: p.totalCount, idle: p.idleCount, waiting: p.waitingCount });
-    return [stats('main', this.pool), ...(this.genericPool ? [stats('generic', this.genericPool)] : [])];
+    return [stats('main', this.pool)];
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.pool.end(), this.genericPool?.end()]);
+    await this.pool.end();
   }
 }
 

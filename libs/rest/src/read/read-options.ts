@@ -5,7 +5,7 @@ import { columnOf, type CountDef, type ModelDef, type ServiceContext, type Row, 
 import { fieldsToCompute, wants, type FieldSelection } from './field-selection';
 import { afterConditions, decodeCursor, encodeCursor, keyColumns, keysOf, orderFingerprint, orderOfKeys, orderTerms, type OrderTerm } from './keyset';
 import { pageLinks, parsePage, withParams } from './pagination';
-import { countColumns, orderBy, totalColumn } from './query';
+import { countColumns, orderBy, TAG_IDS_COLUMN, tagIds, totalColumn } from './query';
 import { modeOf } from './request';
 import { fieldsFor, represent } from './serialize';
 
@@ -140,6 +140,7 @@ function columnsFor(model: ModelDef, select: FieldSelection | null, counts: stri
   if (model.timestamps) for (const c of ['created', 'last_updated']) if (wants(select, c)) columns.add(c);
   if (model.tree && wants(select, '_depth')) columns.add('_depth');
   for (const name of counts) if (wants(select, name)) columns.add(`__count_${name}`);
+  if (model.tags && wants(select, 'tags')) columns.add(TAG_IDS_COLUMN);
   return join([...columns].map((c) => sql`t.${ident(c)}`), ', ');
 }
 
@@ -153,6 +154,8 @@ function columnsFor(model: ModelDef, select: FieldSelection | null, counts: stri
 async function readRows(ctx: ServiceContext, model: ModelDef, r: Read, db: Queryable = ctx.db): Promise<Row[]> {
   const counts = countsNeeded(model, r.select, r.order);
   const annotations = countColumns(ctx, { ...model, counts });
+  // the tag ids with the rows, when they are shown (the representation then asks nothing more for them)
+  if (model.tags && wants(r.select, 'tags')) annotations.push(sql`${tagIds(ctx, model)} AS ${ident(TAG_IDS_COLUMN)}`);
   const inner = sql`SELECT t.*${annotations.length ? sql`, ${join(annotations, ', ')}` : raw('')} FROM ${raw(ctx.db.table(model.table))} t WHERE ${r.where}`;
   const branches: (Sql | null)[] = r.after ?? [null];
   const merged = branches.length > 1;
