@@ -12,7 +12,7 @@ import { DEFAULT_RENDER_LIMITS, type RenderLimits, type RenderReply, type Render
  * one whose output passes the size limit is stopped by the worker.
  *
  * The pool holds no service's state: the limits come with each render, so
- * the services of one process (the quick start, the tests) share it.
+ * the services of one process (the tests) share it. Decision 030.
  */
 interface Job {
   id: number;
