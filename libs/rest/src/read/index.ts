@@ -8,6 +8,7 @@ export { CONFIG_CONTEXT_KEY, ensureConfigContextFunctions, excludesConfigContext
 export { contentTypeIdFilter, contentTypesFilter, contentTypesIdFilter } from './content-type-filters';
 export { exportTarget, sendExport } from './export';
 export { cachedFilters, filtersFor, ilike, parseUuid, searchFilter } from './filters';
+export { decorateL2vpnTermination, l2vpnFilters, L2VPN_READS } from './l2vpn-terminations';
 export { keyResolver } from './lookup-source';
 export { pageLinks, parsePage } from './pagination';
 export { fetchByIds, fetchPage, orderBy } from './query';

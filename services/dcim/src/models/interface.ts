@@ -1,11 +1,10 @@
 import { ValidationError } from '@inventory/core';
 import { sql, raw, or, excludedBy, stringLookup, type FilterDef } from '@inventory/filtering';
-import { f, keyResolver, projectedModels, projection, type ModelDef, type Row, type ServiceContext, type WriteContext } from '@inventory/rest';
+import { f, keyResolver, projectedModels, projection, type ModelDef, type Row, type ServiceContext, type WriteContext, decorateL2vpnTermination, l2vpnFilters, L2VPN_READS } from '@inventory/rest';
 import { INTERFACE_TYPE, POE_MODE, POE_TYPE, WIRELESS_INTERFACE_TYPES, WIRELESS_ROLE } from './component-choices';
 import { INTERFACE_DUPLEX, INTERFACE_MODE, VIRTUAL_INTERFACE_TYPES, WIRELESS_CHANNEL, channelAttr } from './cable-choices';
 import { component, componentName } from './component';
 import { decorateCabled } from '../cabling/cabled';
-import { decorateL2vpnTermination, l2vpnFilters, L2VPN_READS } from './l2vpn-termination';
 
 const typeLabel = (type: unknown) => INTERFACE_TYPE.find(([v]) => v === type)?.[1] ?? String(type);
 

@@ -1,11 +1,10 @@
 import { ValidationError } from '@inventory/core';
 import { sql, raw, or, type FilterDef } from '@inventory/filtering';
-import { capture, defineModel, f, keyResolver, noteTouched, projection, type ModelDef, type Row, type ServiceContext, type Touched, type WriteContext } from '@inventory/rest';
+import { capture, defineModel, f, keyResolver, noteTouched, projection, type ModelDef, type Row, type ServiceContext, type Touched, type WriteContext, decorateL2vpnTermination, l2vpnFilters, L2VPN_READS } from '@inventory/rest';
 import { INTERFACE_MODE } from './choices';
 import { macFilter, normalizeMac } from './mac';
 import { MACHINE_CLUSTER_HOPS } from './scope';
 import { virtualMachine } from './virtual-machines';
-import { decorateL2vpnTermination, l2vpnFilters, L2VPN_READS } from './l2vpn-termination';
 
 /** A component's machine: required, deleted with it, `?virtual_machine=<name>`, and the machine's cluster. */
 const machine = () => f.fk('virtualization.virtualmachine', 'CASCADE', { required: true, filterKey: 'name', hops: MACHINE_CLUSTER_HOPS });

@@ -1,10 +1,15 @@
 import { sql, raw, type FilterDef } from '@inventory/filtering';
-import { keyResolver, nestedFor, projectedModels, projection, type Queryable, type Row, type ServiceContext } from '@inventory/rest';
+import type { Queryable, Row, ServiceContext } from '../model';
+import { projectedModels, projection } from '../projections';
+import { keyResolver } from './lookup-source';
+import { nestedFor } from './serialize';
 
 /**
  * NetBox 3.7's L2VPN terminations of an interface (vpn's, served by ipam):
  * read from this service's projections of them (decision 009), as an
  * interface's `l2vpn_termination` and its `l2vpn_id` / `l2vpn` filters.
+ * Shared by the two services whose interfaces an L2VPN terminates on
+ * (dcim's interfaces, virtualization's VM interfaces).
  */
 const TERMINATIONS = 'vpn.l2vpntermination';
 
