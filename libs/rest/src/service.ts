@@ -9,6 +9,7 @@ import {
   type Logger,
   type RunningServer,
   NotFound,
+  parseServiceUrls,
   PermissionDenied,
 } from '@inventory/core';
 import { IDENTITY_HEADER, verifyIdentity, parseExemptList } from '@inventory/auth';
@@ -175,6 +176,7 @@ function serviceContext(opts: RestServiceOptions, log: Logger): { ctx: ServiceCo
       loginRequired: config.LOGIN_REQUIRED,
       exemptViewPermissions: parseExemptList(config.EXEMPT_VIEW_PERMISSIONS),
       templateLimits: { timeMs: config.TEMPLATE_TIME_LIMIT_MS, outputChars: config.TEMPLATE_OUTPUT_LIMIT },
+      eventBase: config.PUBLIC_URL?.replace(/\/$/, '') || parseServiceUrls(config.SERVICE_URLS).gateway || undefined,
     },
     log,
     metrics,

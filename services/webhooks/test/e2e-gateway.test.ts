@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import * as http from 'node:http';
 import { freePort } from '@inventory/infra';
 import { bootStack, Client, eventually, startReceiver, type Answer, type Received, type Stack, type TestReceiver } from '@inventory/testkit';
 import { createService as users } from '@inventory/users';
@@ -24,6 +25,8 @@ const CONTEXT_KEYS = ['event', 'timestamp', 'model', 'username', 'request_id', '
 
 let stack: Stack;
 let gw: Client;
+/** The test user's API token. */
+let tokenKey: string;
 let rx: TestReceiver;
 /** Answers by path (200 at once otherwise). */
 const answers = new Map<string, (r: Received) => Answer | undefined>();
@@ -53,7 +56,8 @@ beforeAll(async () => {
   expect(perm.status).toBe(201);
   const provisioned = await new Client(stack.urls.gateway, { identity: null }).post('/api/users/tokens/provision/', { username: USERNAME, password: 'hooks-e2e-password-1' });
   expect(provisioned.status).toBe(201);
-  gw = new Client(stack.urls.gateway, { identity: null, headers: { authorization: `Token ${provisioned.body.key}` } });
+  tokenKey = provisioned.body.key;
+  gw = new Client(stack.urls.gateway, { identity: null, headers: { authorization: `Token ${tokenKey}` } });
 }, 120_000);
 
 afterEach(async () => {
@@ -130,6 +134,30 @@ describe('what a webhook sends', () => {
     expect(d).toMatchObject({ status: { value: 'succeeded' }, attempt_count: 1, event: { value: 'created' }, object_id: created.body.id, request_id: body.request_id });
     expect(r.headers['x-delivery-id']).toBe(`${d.event_id}:${d.id}`);
     expect(await deliveriesOf(plain.id)).toHaveLength(1);
+  });
+
+  test('when a write names another host than the gateway\'s (its Host header, ALLOWED_HOSTS *), then its answer uses that host and the webhook\'s payload the configured one', async () => {
+    await hook('/host');
+    const gwUrl = new URL(stack.urls.gateway);
+    const body = JSON.stringify({ name: 'Other Host', slug: 'other-host' });
+    const answer = await new Promise<{ status: number; location: string; json: Record<string, any> }>((resolve, reject) => {
+      const req = http.request(
+        { host: gwUrl.hostname, port: gwUrl.port, path: SITES, method: 'POST', headers: { host: 'elsewhere.example:8443', authorization: `Token ${tokenKey}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+        (res) => {
+          let text = '';
+          res.on('data', (c) => (text += c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, location: String(res.headers.location), json: JSON.parse(text) }));
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+    expect(answer.status).toBe(201);
+    expect(answer.json.url).toBe(`http://elsewhere.example:8443/api/dcim/sites/${answer.json.id}/`);
+    expect(answer.location).toBe(answer.json.url);
+    await eventually(() => rx.to('/host').length === 1, 15_000, 'the delivery');
+    // never a host a request named: the gateway's own address (PUBLIC_URL when it is set)
+    expect(bodyOf(rx.to('/host')[0]).data.url).toBe(`${stack.urls.gateway}/api/dcim/sites/${answer.json.id}/`);
   });
 
   test('when create, update and delete are each selected by one webhook, then each fires only for its own kind, with event created/updated/deleted and the snapshots of that kind', async () => {

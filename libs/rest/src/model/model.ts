@@ -54,6 +54,12 @@ export interface RestSettings extends PermissionSettings {
   publicUrl?: string;
   /** Signs list cursors (`?cursor=`), so every replica accepts another's and none accepts a forged one. */
   cursorSecret?: string;
+  /**
+   * The base of the URLs in change events (and so in webhook payloads): PUBLIC_URL, else the gateway's
+   * own address from SERVICE_URLS; never a host a request named. Absent (a service run without a
+   * gateway): the request's base, as its answer.
+   */
+  eventBase?: string;
   /** Time and output limits of users' templates (TEMPLATE_TIME_LIMIT_MS, TEMPLATE_OUTPUT_LIMIT; absent: the defaults). */
   templateLimits?: { timeMs: number; outputChars: number };
 }

@@ -60,7 +60,8 @@ export async function runWrite(
         const earlier = await claimKey(ctx, tx, identity, key, print);
         if (earlier) return { earlier };
       }
-      const { applied, recorded } = await applyIn(ctx, model, writeContext(ctx, tx, identity, baseUrl(req, ctx.settings.publicUrl)), work);
+      // what the write records (its events, webhook payloads, the answer's representation) names the configured host
+      const { applied, recorded } = await applyIn(ctx, model, writeContext(ctx, tx, identity, eventBase(ctx, req)), work);
       if (key) await recordApplied(ctx, tx, identity, key, applied);
       return { applied, recorded };
     }),
@@ -72,9 +73,23 @@ export async function runWrite(
   const { applied, recorded } = outcome;
   if (model.hooks.afterCommit && recorded.changes.length) await model.hooks.afterCommit(ctx, recorded.changes);
   await awaitReaders(ctx, res, recorded.events);
-  const answer = await respond(applied, recorded);
+  // the recorded representations name the events' host; the answer names the one the client asked for
+  const answer = rebase(await respond(applied, recorded), eventBase(ctx, req), baseUrl(req, ctx.settings.publicUrl));
   if (key) await recordAnswer(ctx, identity, key, answer);
   send(res, applied.status, answer);
+}
+
+/** The base of the URLs a write records: the configured one, else (no gateway known) the request's. */
+function eventBase(ctx: ServiceContext, req: Request): string {
+  return ctx.settings.eventBase ?? baseUrl(req, ctx.settings.publicUrl);
+}
+
+/** An answer with every URL on `from` (a JSON string starting with it, the Location header) on `to` instead. */
+function rebase(answer: Answer, from: string, to: string): Answer {
+  if (from === to) return answer;
+  const headers = { ...answer.headers };
+  if (headers.Location?.startsWith(`${from}/`)) headers.Location = `${to}${headers.Location.slice(from.length)}`;
+  return { headers, body: answer.body.split(`"${from}/`).join(`"${to}/`) };
 }
 
 /**
