@@ -4,7 +4,6 @@
  * packages, each reading its own configuration as its main.ts does. The users service creates
  * its first superuser when SUPERUSER_NAME/SUPERUSER_PASSWORD are set (as deployed).
  */
-const { readConfig } = require('@inventory/core');
 const { createFromEnv } = require('../deploy/services');
 
 // the production heap policy, as the image's entry point applies it
@@ -21,18 +20,11 @@ async function main() {
   process.on('disconnect', stop);
   for (const [name, port] of Object.entries(ports)) {
     const env = { ...process.env, PORT: String(port), LOG_LEVEL: process.env.BENCH_LOG_LEVEL || 'warn' };
-    if (name === 'gateway') {
-      const gw = require('@inventory/gateway');
-      const g = gw.createGateway(readConfig(gw.gatewayConfig, env));
-      await g.start(port);
-      running.push(g);
-    } else {
-      // each service reads its own configuration schema, as its main.ts (and the image) does
-      const s = createFromEnv(name, env);
-      await s.start(port);
-      running.push(s);
-      if (name === 'users' && process.env.SUPERUSER_NAME) await require('@inventory/users').bootstrapAdmin(s, process.env);
-    }
+    // each reads its own configuration schema, as its main.ts (and the image) does
+    const s = createFromEnv(name, env);
+    await s.start(port);
+    running.push(s);
+    if (name === 'users' && process.env.SUPERUSER_NAME) await require('@inventory/users').bootstrapAdmin(s, process.env);
   }
   process.send('ready');
   process.on('message', (m) => {

@@ -6,7 +6,6 @@
  * users service makes the first superuser (SUPERUSER_* or a generated one)
  * and hands its credentials to the quick start, which prints them once.
  */
-const { readConfig } = require('@inventory/core');
 const { createFromEnv } = require('./services');
 
 // the production heap policy, as the image's entry point applies it
@@ -15,13 +14,7 @@ require('./heap').applyHeapPolicy();
 async function main() {
   const name = process.argv[2];
   const port = Number(process.env.PORT);
-  let server;
-  if (name === 'gateway') {
-    const gw = require('@inventory/gateway');
-    server = gw.createGateway(readConfig(gw.gatewayConfig, process.env));
-  } else {
-    server = createFromEnv(name, process.env);
-  }
+  const server = createFromEnv(name, process.env);
   await server.start(port);
   let admin = null;
   if (name === 'users') {

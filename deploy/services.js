@@ -16,9 +16,16 @@ const SERVICES = {
   webhooks: () => ({ schema: require('@inventory/webhooks').webhooksConfig, create: require('@inventory/webhooks').createService }),
 };
 
-/** A service built from `env` as its main.ts builds it (readConfig throws, naming the variable, on a bad value). */
+/**
+ * A service (or, named `gateway`, the gateway) built from `env` as its main.ts
+ * builds it (readConfig throws, naming the variable, on a bad value).
+ */
 function createFromEnv(name, env) {
   const { readConfig } = require('@inventory/core');
+  if (name === 'gateway') {
+    const gw = require('@inventory/gateway');
+    return gw.createGateway(readConfig(gw.gatewayConfig, env));
+  }
   const { schema, create } = SERVICES[name]();
   return create(readConfig(schema, env));
 }

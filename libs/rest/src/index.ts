@@ -8,7 +8,7 @@ export { areaOf, createdOf, createModelTables, sharedTables, customFieldValueErr
 export type { Change, Choice, CountDef, CustomFieldDef, ExtrasApi, FieldDef, Hop, ManyField, Migration, ModelDef, ModelHooks, NestedTag, Queryable, RefResult, RelationField, Row, Saved, SchemaDescription, ServiceContext, Touched, UniqueDef, WriteContext } from './model';
 export { absoluteUrls, projectedModels, projectedNested, projection, projectionTable, recordOf } from './projections';
 export { baseUrl, contentTypeIdFilter, contentTypesFilter, contentTypesIdFilter, decorateL2vpnTermination, fetchByIds, identityOf, ids, ignoredHeader, ilike, keyResolver, L2VPN_READS, l2vpnFilters, LIST_ACTION_PARAMS, nestedFor, objectUrl, pageLinks, parseId, parsePage, parseUuid, READ_OPTION_PARAMS, relatedId, renderUserTemplate, represent, requestUrl, requirePermission, savedFilterVisibility, searchFilter, treeIds } from './read';
-export { awaitReaders, capture, insert, notADict, noteTouched, prepare, remove, removeGenericReferrers, resolveLocal, resolveRefs, rewriteCustomFieldData, runChange, runWrite, update } from './write';
+export { awaitReaders, capture, insert, isPlainObject, notADict, noteTouched, prepare, remove, removeGenericReferrers, resolveLocal, resolveRefs, rewriteCustomFieldData, runChange, runWrite, update } from './write';
 export type { CustomFieldDataOp, Respond } from './write';
 export { eventSource, warmReferences } from './references';
 export { createObjects, modelOpenApi, mountRoute, RENDERED_SCHEMAS, renderConfigHandler, renderConfigRoute, renderOperation, schemaName } from './http';

@@ -1,12 +1,10 @@
 import type { Express, Response } from 'express';
 import { NotAuthenticated } from '@inventory/core';
 import { sql, raw } from '@inventory/filtering';
-import { identityOf, mountRoute, notADict, type ServiceContext } from '@inventory/rest';
+import { identityOf, isPlainObject, mountRoute, notADict, type ServiceContext } from '@inventory/rest';
 import { DASHBOARD_TABLE } from './models';
 
 type Json = Record<string, unknown>;
-
-const isObject = (v: unknown): v is Json => !!v && typeof v === 'object' && !Array.isArray(v);
 
 /**
  * NetBox 3.7's `/api/extras/dashboard/` (DashboardView): the caller's own
@@ -31,7 +29,7 @@ export function mountDashboard(app: Express, ctx: ServiceContext): void {
   const save = async (req: { body?: unknown }, res: Response) => {
     const userId = userOf(res);
     const body: unknown = req.body ?? {};
-    if (!isObject(body)) throw notADict(body);
+    if (!isPlainObject(body)) throw notADict(body);
     const layout = 'layout' in body ? JSON.stringify(body.layout ?? null) : null;
     const config = 'config' in body ? JSON.stringify(body.config ?? null) : null;
     await ctx.db.query(sql`

@@ -2,14 +2,10 @@ import type { Express, Request, Response } from 'express';
 import { NotAuthenticated, PermissionDenied, ValidationError } from '@inventory/core';
 import type { Identity } from '@inventory/auth';
 import { sql, raw } from '@inventory/filtering';
-import { awaitReaders, baseUrl, identityOf, insert, mountRoute, notADict, prepare, runChange, type Row, type ServiceContext } from '@inventory/rest';
+import { awaitReaders, baseUrl, identityOf, insert, isPlainObject, mountRoute, notADict, prepare, runChange, type Row, type ServiceContext } from '@inventory/rest';
 import { INVALID_CREDENTIALS, signIn } from './auth';
 import { USER_CONFIG_TABLE, token } from './models';
 import { signInAddress, type SignInThrottle } from './throttle';
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
 
 /** DRF CharField(required) semantics for the provisioning credentials. */
 function stringField(body: Record<string, unknown>, name: string, errors: Record<string, string[]>): string {

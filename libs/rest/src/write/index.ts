@@ -10,5 +10,5 @@ export { resolveLocal, resolveRefs } from './relations';
 export { uniqueErrors } from './unique';
 export { awaitReaders, runChange, runWrite } from './unit-of-work';
 export type { Respond, WriteResult } from './unit-of-work';
-export { applyReferrerRule, dependentsConflict, genericAllows, insert, insertMany, notADict, prepare, protectedGenerics, protectingObjects, remove, removeGenericReferrers, unlinkReferrers, update, afterSave } from './write';
+export { applyReferrerRule, dependentsConflict, genericAllows, insert, insertMany, isPlainObject, notADict, prepare, protectedGenerics, protectingObjects, remove, removeGenericReferrers, unlinkReferrers, update, afterSave } from './write';
 export type { Prepared } from './write';

@@ -43,7 +43,8 @@ export interface Prepared {
 type Errors = Record<string, unknown>;
 
 
-function isPlainObject(v: unknown): v is Record<string, unknown> {
+/** A JSON object (not an array, not null): what a request body or a JSON field's object must be. */
+export function isPlainObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
