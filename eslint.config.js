@@ -11,7 +11,7 @@ const BY_NAME = { group: ['../../libs/*', '../../services/*', '**/libs/*/src/*',
  * imports only libraries of lower layers, never one beside or above it, and
  * never a service.
  */
-const LAYERS = [['core', 'infra', 'templates'], ['auth', 'filtering'], ['events'], ['refs'], ['rest'], ['testkit']];
+const LAYERS = [['core', 'infra', 'templates'], ['auth', 'filtering'], ['events'], ['refs'], ['rest'], ['testkit', 'importer']];
 const SERVICES = ['users', 'tenancy', 'dcim', 'ipam', 'circuits', 'virtualization', 'extras', 'webhooks', 'gateway'];
 const layerRules = LAYERS.flatMap((layer, i) =>
   layer.map((lib) => {
