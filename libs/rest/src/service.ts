@@ -15,7 +15,7 @@ import {
 import { IDENTITY_HEADER, verifyIdentity, parseExemptList } from '@inventory/auth';
 import { ServiceClient } from '@inventory/refs';
 import { Consistency, OutboxRelay, brokerReachable, subscribeChanges, waitForBroker, type ChangeSubscription } from '@inventory/events';
-import { ConsistencyGate, type Reads, Db, waitForDatabase, type ExtrasApi, type ModelDef, areaOf, type ServiceContext, migrate, type Migration } from './model';
+import { ConsistencyGate, type Reads, Db, waitForDatabase, type AfterCommit, type ExtrasApi, type ModelDef, areaOf, type ServiceContext, migrate, type Migration } from './model';
 import { RemoteExtras, ensureProjections, projectedModels, tagProjection } from './projections';
 import { mountModel, mountInternal } from './http';
 import { baseUrl, ensureConfigContextFunctions } from './read';
@@ -56,6 +56,8 @@ export interface RestServiceOptions {
   reads?: Reads;
   /** The instance's own settings and resources, for its hooks and routes (`ctx.own`; never set on shared declarations). */
   own?: unknown;
+  /** After each committed write, with the model and its changes: the instance's own caches and files (`ctx.afterCommit`). */
+  afterCommit?: AfterCommit;
   log?: Logger;
 }
 
@@ -181,6 +183,7 @@ function serviceContext(opts: RestServiceOptions, log: Logger): { ctx: ServiceCo
     log,
     metrics,
     own: opts.own,
+    afterCommit: opts.afterCommit,
   };
   // tags render and filter from this service's projection of them; extras is asked only for what it does not hold yet
   const ctx: ServiceContext = { ...base, extras: opts.extras ? opts.extras(base) : new RemoteExtras(refs, () => tagProjection(ctx)) };

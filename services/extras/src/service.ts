@@ -20,6 +20,7 @@ import type { ExtrasOwn } from './images/hooks';
 import { mountImageRoutes, readsImageForm } from './images/routes';
 import { MediaStore } from './images/store';
 import { imageSweeper } from './images/sweep';
+import { extrasAfterCommit } from './committed';
 
 export interface ExtrasOptions {
   /** The change log's queue (default `extras.changelog`; replicas of one deployment share it). */
@@ -42,6 +43,8 @@ export function createService(config: BaseConfig & Partial<MediaSettings> & Part
     extras: (ctx) => new LocalExtras(ctx),
     // the media store is this instance's (image attachments' hooks read it from ctx.own)
     own,
+    // its caches and files, after each commit
+    afterCommit: extrasAfterCommit,
     extraEndpoints: ['content-types'],
     streamedBody: readsImageForm,
     routes: (app, ctx) => {

@@ -18,7 +18,7 @@ export { describeSchema, schemaDrift } from './introspect';
 export type { SchemaDescription } from './introspect';
 export { memo } from './memo';
 export { areaOf, CONFIG_CONTEXT_CRITERIA, createdOf, defineModel, titleName } from './model';
-export type { Change, ConfigContextCriterion, CountDef, ModelDef, ModelHooks, Row, Saved, ServiceContext, Touched, UniqueDef, WriteContext } from './model';
+export type { AfterCommit, Change, ConfigContextCriterion, CountDef, ModelDef, ModelHooks, Row, Saved, ServiceContext, Touched, UniqueDef, WriteContext } from './model';
 export { naturalColumn, naturalize, withNaturalKeys } from './natural';
 // IP parsing and formatting are core's (one parser for the API's networks, tokens' allowed IPs and trusted proxies)
 export { formatAddress, formatNetwork, isNetwork, networkOf, networkText, parseNetwork } from '@inventory/core';

@@ -87,7 +87,11 @@ export interface ServiceContext {
    * process, so nothing per instance is ever set on them.
    */
   own?: unknown;
+  /** The instance's own work once a write of `model` committed (drops its caches, removes files the write replaced). */
+  afterCommit?: AfterCommit;
 }
+
+export type AfterCommit = (ctx: ServiceContext, model: ModelDef, changes: Change[]) => Promise<void> | void;
 
 /** The area a model's URLs live under (auth.user is served at /api/users/users/, vpn.tunnel by ipam at /api/vpn/tunnels/). */
 export function areaOf(model: ModelDef, ctx: ServiceContext): string {
@@ -306,8 +310,9 @@ export const createdOf = (saved: Saved[]): Saved[] => saved.filter((s) => !s.exi
  *   1. `validate`, then `beforeSave`: per object, before any row is stored;
  *   2. `afterSave` (the stored objects of a create or an update) or
  *      `beforeDelete` (the objects about to go);
- *   3. `afterWrite`: everything the write touched, before its change records;
- *   4. after the commit, `afterCommit`.
+ *   3. `afterWrite`: everything the write touched, before its change records.
+ * After the commit the service instance's own `afterCommit` runs (its caches,
+ * its files: state of the instance, never of the shared declaration).
  * Two more shape what is read: `decorate` (the full representation) and
  * `nested` (what other services keep).
  */
@@ -369,8 +374,6 @@ export interface ModelHooks {
    * data source's git password). Changes the snapshot in place.
    */
   snapshot?: (snapshot: Row) => void;
-  /** After a write committed (e.g. tell other services to drop caches). */
-  afterCommit?: (ctx: ServiceContext, changes: Change[]) => Promise<void> | void;
 }
 
 export type ModelInput = Omit<

@@ -71,7 +71,7 @@ export async function runWrite(
     return send(res, outcome.earlier.status, outcome.earlier.answer ?? (await respond(outcome.earlier)));
   }
   const { applied, recorded } = outcome;
-  if (model.hooks.afterCommit && recorded.changes.length) await model.hooks.afterCommit(ctx, recorded.changes);
+  await committed(ctx, model, recorded);
   await awaitReaders(ctx, res, recorded.events);
   // the recorded representations name the events' host; the answer names the one the client asked for
   const answer = rebase(await respond(applied, recorded), eventBase(ctx, req), baseUrl(req, ctx.settings.publicUrl));
@@ -106,9 +106,9 @@ export async function awaitReaders(ctx: ServiceContext, res: Response, events: W
  * A write that no REST request starts (token provisioning, the first
  * superuser, custom-field data rewrites, delete rules applied from another
  * service's event): the same pipeline as `runWrite`, without an idempotency
- * key or an answer. Resolves after the commit and the model's afterCommit
- * hook, with what `work` returned and the changes recorded; a caller that
- * answers somebody waits for `recorded.events` itself (`ctx.consistency`).
+ * key or an answer. Resolves after the commit and the service's
+ * afterCommit, with what `work` returned and the changes recorded; a caller
+ * that answers somebody waits for `recorded.events` itself (`ctx.consistency`).
  */
 export async function runChange<T extends { touched: Touched }>(
   ctx: ServiceContext,
@@ -118,8 +118,13 @@ export async function runChange<T extends { touched: Touched }>(
   base = '',
 ): Promise<{ applied: T; recorded: Recorded }> {
   const outcome = await retryingReserved(() => ctx.db.transaction((tx) => applyIn(ctx, model, writeContext(ctx, tx, identity, base), work)));
-  if (model.hooks.afterCommit && outcome.recorded.changes.length) await model.hooks.afterCommit(ctx, outcome.recorded.changes);
+  await committed(ctx, model, outcome.recorded);
   return outcome;
+}
+
+/** The service instance's own work after a commit that changed something. */
+async function committed(ctx: ServiceContext, model: ModelDef, recorded: Recorded): Promise<void> {
+  if (ctx.afterCommit && recorded.changes.length) await ctx.afterCommit(ctx, model, recorded.changes);
 }
 
 /** The pipeline inside the transaction: the tree lock, the work, then each touched object's change and event. */

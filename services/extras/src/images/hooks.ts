@@ -1,6 +1,6 @@
 import { contentType } from '@inventory/refs';
 import { sql, raw } from '@inventory/filtering';
-import type { ModelDef, ModelHooks, Row, ServiceContext, WriteContext } from '@inventory/rest';
+import type { Change, ModelDef, ModelHooks, Row, ServiceContext, WriteContext } from '@inventory/rest';
 import { lockStoredName } from './routes';
 import type { MediaStore } from './store';
 import { ImageUpload } from './upload';
@@ -28,19 +28,21 @@ export async function namedFiles(ctx: ServiceContext, model: ModelDef, stored: s
  * (routes.ts). Files a committed write replaced or deleted go after the
  * commit, whatever deleted the row (the API, the parent's delete event).
  */
-export const imageFileHooks: Pick<ModelHooks, 'afterSave' | 'afterCommit'> = {
+export const imageFileHooks: Pick<ModelHooks, 'afterSave'> = {
   async afterSave(saved, wctx) {
     for (const { id, body } of saved) await storeUpload(id, body, wctx);
   },
-  async afterCommit(ctx, changes) {
-    const gone = changes.flatMap((c) => (c.before?.image && c.before.image !== c.after?.image ? [String(c.before.image)] : []));
-    if (!gone.length) return;
-    // committed: a file that cannot be removed now is left to the sweep at start, the write stands
-    await mediaStoreOf(ctx)
-      .remove(gone)
-      .catch((err) => ctx.log.warn({ err: (err as Error).message, files: gone }, 'image attachments: files not removed'));
-  },
 };
+
+/** After the commit (committed.ts): the files of the attachments the write replaced or deleted. */
+export async function removeReplacedFiles(ctx: ServiceContext, changes: Change[]): Promise<void> {
+  const gone = changes.flatMap((c) => (c.before?.image && c.before.image !== c.after?.image ? [String(c.before.image)] : []));
+  if (!gone.length) return;
+  // committed: a file that cannot be removed now is left to the sweep at start, the write stands
+  await mediaStoreOf(ctx)
+    .remove(gone)
+    .catch((err) => ctx.log.warn({ err: (err as Error).message, files: gone }, 'image attachments: files not removed'));
+}
 
 /** An uploaded image goes in the store once its row is, under a name from the row. */
 async function storeUpload(id: number, body: Row, wctx: WriteContext): Promise<void> {

@@ -2,7 +2,6 @@ import { ValidationError } from '@inventory/core';
 import { contentType } from '@inventory/refs';
 import { sql, type FilterDef } from '@inventory/filtering';
 import { contentTypesIdFilter, defineModel, f, customFieldValueError, type ModelDef, type CustomFieldDef } from '@inventory/rest';
-import { applyCustomFieldChanges } from '../customfield-effects';
 
 export const CUSTOM_FIELD_TYPES = [
   ['text', 'Text'],
@@ -91,8 +90,6 @@ export const choiceSet: ModelDef = defineModel({
         out[i].choices_count = (r.extra_choices as unknown[] | null)?.length ?? 0;
       });
     },
-    // this process drops its own definitions at once (read your writes); every other process does on the change events
-    afterCommit: async (ctx) => ctx.extras.invalidate(),
   },
 });
 
@@ -203,10 +200,6 @@ export const customField: ModelDef = defineModel({
       rows.forEach((r, i) => {
         out[i].data_type = DATA_TYPES[String(r.type)] ?? 'string';
       });
-    },
-    afterCommit: async (ctx, changes) => {
-      ctx.extras.invalidate();
-      await applyCustomFieldChanges(ctx, changes);
     },
   },
 });

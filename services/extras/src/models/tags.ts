@@ -82,8 +82,6 @@ export const tag: ModelDef = defineModel({
     ];
   },
   hooks: {
-    // this process drops its own tags at once (read your writes); every other process does on the change events
-    afterCommit: async (ctx) => ctx.extras.invalidate(),
     decorate: async (rows, out, { brief, service, q, wants }) => {
       if (brief || !rows.length || wants?.('tagged_items') === false) return;
       const counts = await taggedItems(service, q, rows.map((r) => Number(r.id)));
