@@ -30,10 +30,15 @@ interface Slot {
   timer: NodeJS.Timeout | null;
 }
 
-/** The worker's entry: compiled JavaScript beside this file, or (tests and `ts-register`) the TypeScript source through the same loader. */
+/**
+ * The worker's entry: compiled JavaScript beside this file or, when the
+ * TypeScript sources run as they are (tests), the source through the loader
+ * that runs them, which says where it is in `TS_REGISTER`.
+ */
 function spawn(): Worker {
   if (__filename.endsWith('.js')) return new Worker(path.join(__dirname, 'render-worker.js'));
-  const register = path.resolve(__dirname, '../../testkit/src/ts-register.js');
+  const register = process.env.TS_REGISTER;
+  if (!register) throw new Error('render workers: the TypeScript sources run without TS_REGISTER (the loader for the worker): build, or set it');
   const entry = path.join(__dirname, 'render-worker.ts');
   return new Worker(`require(${JSON.stringify(register)}); require(${JSON.stringify(entry)});`, { eval: true });
 }

@@ -30,6 +30,8 @@ export default async function globalSetup(): Promise<void> {
     throw pg.status === 'rejected' ? pg.reason : (rabbit as PromiseRejectedResult).reason;
   }
   process.env.TEST_DATABASE_URL = pg.value.url;
+  // jest runs the TypeScript sources: threads they start (the template workers) load them through ts-register
+  process.env.TS_REGISTER = path.join(__dirname, 'ts-register.js');
   // names this run's template databases (database.ts), which global teardown drops from a server that outlives it
   process.env.TEST_RUN_ID = randomBytes(4).toString('hex');
   process.env.TEST_AMQP_URL = rabbit.value.url;

@@ -18,6 +18,9 @@ for (const dir of ['libs', 'services']) {
   for (const name of fs.readdirSync(path.join(root, dir))) packages.set(`@inventory/${name}`, path.join(root, dir, name, 'src', 'index.ts'));
 }
 
+// threads started from these sources (the template workers) load this file first too
+process.env.TS_REGISTER = __filename;
+
 const resolveFilename = Module._resolveFilename;
 Module._resolveFilename = function (request, ...rest) {
   return resolveFilename.call(this, packages.get(request) ?? request, ...rest);
