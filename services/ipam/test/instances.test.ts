@@ -11,8 +11,8 @@ let lax: Stack;
 
 beforeAll(async () => {
   // the lax one is made last: a setting written to module state would now hold for both
-  strict = await bootStack({ ipam: (c) => ipam({ ...c, ENFORCE_GLOBAL_UNIQUE: true }) });
-  lax = await bootStack({ ipam: (c) => ipam({ ...c, ENFORCE_GLOBAL_UNIQUE: false }) });
+  strict = await bootStack({ ipam: (c) => ipam({ ...c, ENFORCE_GLOBAL_UNIQUE: true }) }, {}, { template: true });
+  lax = await bootStack({ ipam: (c) => ipam({ ...c, ENFORCE_GLOBAL_UNIQUE: false }) }, {}, { template: true });
 }, 120_000);
 afterAll(async () => {
   await strict?.stop();
