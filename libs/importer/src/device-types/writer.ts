@@ -39,17 +39,18 @@ export class FileWriter {
         return new Map(live.map((i, k) => [i, rows[k]]));
       } catch (err) {
         if (!(err instanceof ItemErrors)) throw err;
-        this.fail(err.errors.map((e) => apiProblem(origins[live[e.index]], e.messages)));
+        this.fail(err.errors.flatMap((e) => apiProblems(origins[live[e.index]], e.messages)));
         live = live.filter((i) => !this.isFailed(origins[i].file));
       }
     }
   }
 }
 
-/** The API's field messages as a problem of the file's key: `interfaces[2].type: "x" is not a valid choice.` */
-function apiProblem(o: Origin, messages: Record<string, unknown>): FileProblem {
-  const text = Object.entries(messages)
-    .map(([field, m]) => `${field === 'non_field_errors' || field === '__all__' ? '' : `${field}: `}${Array.isArray(m) ? m.join(' ') : JSON.stringify(m)}`)
-    .join('; ');
-  return { file: o.file, key: keyName(o.keyPath), line: o.lineOf(o.keyPath), message: `refused by the API: ${text}` };
+/** The API's field messages as problems of the file's keys: `interfaces[2].name: refused by the API: ... already exists.` */
+function apiProblems(o: Origin, messages: Record<string, unknown>): FileProblem[] {
+  return Object.entries(messages).map(([field, m]) => {
+    const keyPath = field === 'non_field_errors' || field === '__all__' ? o.keyPath : [...o.keyPath, field];
+    const text = Array.isArray(m) ? m.join(' ') : JSON.stringify(m);
+    return { file: o.file, key: keyName(keyPath), line: o.lineOf(keyPath) ?? o.lineOf(o.keyPath), message: `refused by the API: ${text}` };
+  });
 }
