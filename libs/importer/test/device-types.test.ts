@@ -7,7 +7,7 @@ import { createService as users } from '@inventory/users';
 import { createService as extras } from '@inventory/extras';
 import { createService as dcim } from '@inventory/dcim';
 import { stackGateway } from '@inventory/gateway';
-import { importDeviceTypes, LibraryFileError, TEMPLATE_KINDS, type DeviceTypeImportSummary } from '@inventory/importer';
+import { importDeviceTypes, importDeviceTypesCli, LibraryFileError, TEMPLATE_KINDS, type DeviceTypeImportSummary } from '@inventory/importer';
 
 /**
  * The community device-type library's subset (../shared/devicetype-library)
@@ -112,11 +112,19 @@ test('when the subset is imported, then every file the schema accepts is a type 
   expect(Number(child.u_height)).toBe(0);
 }, 30_000);
 
-test('when the subset is imported again, then nothing is written', async () => {
+test('when the subset is imported again (by the command), then nothing is written and the summary says so', async () => {
   const again = await run(LIBRARY, { onError: 'skip' });
   expect(again.writes).toEqual({ requests: 0, objects: 0 });
   for (const [kind, c] of Object.entries(again.counts)) expect([kind, c.created, c.updated, c.deleted]).toEqual([kind, 0, 0, 0]);
   expect(again.counts['device-types'].unchanged).toBe(first.counts['device-types'].created);
+  let out = '';
+  let err = '';
+  const code = await importDeviceTypesCli([LIBRARY, '--to', stack.urls.gateway, '--to-token', token, '--on-error=skip'], (s) => (out += s), (s) => (err += s));
+  expect(code).toBe(1); // files were skipped
+  expect(out).toMatch(new RegExp(`^device-types\\s+0\\s+0\\s+0\\s+${first.counts['device-types'].created}$`, 'm'));
+  expect(out).toMatch(/0 objects written in 0 requests/);
+  expect(out).toMatch(/^skipped device-types\/Juniper\/EX3400-24T\.yaml:\d+: is_full_depth: is required$/m);
+  expect(err).toMatch(/181 files read and validated, 8 refused/);
 });
 
 test('when a file changes, then its type is PATCHed, added templates created, removed ones deleted, and nothing else written', async () => {
@@ -179,7 +187,7 @@ test('when a device is made of every imported device type, then it has every com
   const all = async (endpoint: string) => {
     const out: Yaml[] = [];
     for (let url: string | null = `/api/dcim/${endpoint}/?limit=1000`; url; ) {
-      const page = (await gw.get(url, auth)).body;
+      const page: { results: Yaml[]; next: string | null } = (await gw.get(url, auth)).body;
       out.push(...page.results);
       url = page.next ? new URL(page.next).pathname + new URL(page.next).search : null;
     }
