@@ -13,6 +13,8 @@ const CHUNK = 1000;
 export class InventoryApi {
   readonly writes = { requests: 0, objects: 0 };
   readonly reads = { requests: 0 };
+  /** Per request: what, how many objects, how long (for the benchmark's per-model figures). */
+  readonly timings: { what: string; objects: number; ms: number }[] = [];
 
   constructor(private readonly base: string, private readonly token: string) {}
 
@@ -50,7 +52,9 @@ export class InventoryApi {
     for (let i = 0; i < items.length; i += CHUNK) {
       const part = items.slice(i, i + CHUNK);
       try {
+        const t0 = performance.now();
         const body = await this.call(method, `${this.base}/api/dcim/${endpoint}/`, part, `${method} ${endpoint}`);
+        this.timings.push({ what: `${method} ${endpoint}`, objects: part.length, ms: Math.round(performance.now() - t0) });
         this.writes.requests += 1;
         this.writes.objects += part.length;
         if (Array.isArray(body)) out.push(...(body as Row[]));

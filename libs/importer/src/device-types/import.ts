@@ -35,8 +35,12 @@ export interface DeviceTypeImportSummary {
   /** Per endpoint: manufacturers, device-types, module-types, then each template kind. */
   counts: Record<string, KindCounts>;
   writes: { requests: number; objects: number };
+  /** Each write request: method and endpoint, objects, milliseconds. */
+  requests: { what: string; objects: number; ms: number }[];
   reads: { requests: number };
   seconds: number;
+  /** Reading, parsing and validating every file; then reading what exists and writing. */
+  phases: { readSeconds: number; writeSeconds: number };
   filesPerSecond: number;
   /** What files hold that is not carried (see decision 032). */
   dropped: string[];
@@ -52,6 +56,7 @@ export async function importDeviceTypes(o: DeviceTypeImportOptions): Promise<Dev
   const run = new Run(api, writer, log);
 
   const { specs, files, unresolved } = await readAndValidate(o.folder, writer, log);
+  const read = performance.now();
   await run.manufacturers(specs);
   await run.loadTypes();
   const size = o.batchSize ?? 200;
@@ -69,8 +74,10 @@ export async function importDeviceTypes(o: DeviceTypeImportOptions): Promise<Dev
     skipped,
     counts: run.counts,
     writes: { ...api.writes },
+    requests: api.timings,
     reads: { ...api.reads },
     seconds,
+    phases: { readSeconds: (read - t0) / 1000, writeSeconds: seconds - (read - t0) / 1000 },
     filesPerSecond: files / seconds,
     dropped: specs.flatMap((s) => s.dropped.map((d) => `${s.file}: ${d}`)),
     unresolvedSchemaRefs: unresolved,
@@ -183,22 +190,33 @@ class Run {
     return this.types.get(`${s.kind}|${m}|model|${s.model}`) ?? (s.slug ? this.types.get(`${s.kind}|${m}|slug|${s.slug}`) : undefined);
   }
 
-  /** One batch of files: their types, then each template kind in one list request per verb. */
+  /**
+   * One batch of files: their types, then each template kind in one list request per verb. Kinds
+   * that name no other kind are written at once (each request's wait for its events overlaps the
+   * others'), then those naming them (power outlets, front ports).
+   */
   async batch(specs: TypeSpec[]): Promise<void> {
     const owners = new Map<TypeSpec, number>();
-    for (const kind of ['device', 'module'] as const) {
-      const mine = specs.filter((s) => s.kind === kind && !this.writer.isFailed(s.file));
-      for (const [s, id] of await this.syncTypes(kind, mine)) owners.set(s, id);
-    }
+    const created = new Set<number>();
+    await Promise.all(
+      (['device', 'module'] as const).map(async (kind) => {
+        const mine = specs.filter((s) => s.kind === kind && !this.writer.isFailed(s.file));
+        const { ids, made } = await this.syncTypes(kind, mine);
+        for (const [s, id] of ids) owners.set(s, id);
+        for (const s of made) created.add(owners.get(s)!);
+      }),
+    );
     const live = [...owners].filter(([s]) => !this.writer.isFailed(s.file));
-    const existing = await this.existingTemplates(live);
+    // a type made by this run has no templates yet: only the others' are read
+    const existing = await this.existingTemplates(live, created);
+    const [first, then] = [TEMPLATE_KINDS.filter((k) => !k.refs || k.refs.manufacturer), TEMPLATE_KINDS.filter((k) => k.refs && !k.refs.manufacturer)];
     // deletions first, dependants (front ports, outlets) before what they name, so a renamed template frees its name
-    for (const k of [...TEMPLATE_KINDS].reverse()) await this.deleteRemoved(k, live, existing.get(k.key)!);
-    for (const k of TEMPLATE_KINDS) await this.syncTemplates(k, live, existing);
+    for (const wave of [then, first]) await Promise.all(wave.map((k) => this.deleteRemoved(k, live, existing.get(k.key)!)));
+    for (const wave of [first, then]) await Promise.all(wave.map((k) => this.syncTemplates(k, live, existing)));
   }
 
   /** Creates missing types and PATCHes the changed fields of existing ones; returns each file's type id. */
-  private async syncTypes(kind: 'device' | 'module', specs: TypeSpec[]): Promise<Map<TypeSpec, number>> {
+  private async syncTypes(kind: 'device' | 'module', specs: TypeSpec[]): Promise<{ ids: Map<TypeSpec, number>; made: TypeSpec[] }> {
     const endpoint = TYPE_ENDPOINT[kind];
     const c = this.count(endpoint);
     const ids = new Map<TypeSpec, number>();
@@ -226,18 +244,18 @@ class Run {
     for (const row of changed.values()) this.remember(kind, row);
     c.created += made.size;
     c.updated += changed.size;
-    return ids;
+    return { ids, made: [...made.keys()].map((i) => creates[i]) };
   }
 
   /** The templates of every kind that the batch's types hold now, by kind, owner and name. */
-  private async existingTemplates(live: [TypeSpec, number][]): Promise<Map<string, Map<string, Map<string, Row>>>> {
+  private async existingTemplates(live: [TypeSpec, number][], created: Set<number>): Promise<Map<string, Map<string, Map<string, Row>>>> {
     const out = new Map<string, Map<string, Map<string, Row>>>();
     await Promise.all(
       TEMPLATE_KINDS.map(async (k) => {
         const byOwner = new Map<string, Map<string, Row>>();
         for (const kind of ['device', 'module'] as const) {
           if (k.deviceOnly && kind === 'module') continue;
-          const ids = live.filter(([s]) => s.kind === kind).map(([, id]) => id);
+          const ids = live.filter(([s, id]) => s.kind === kind && !created.has(id)).map(([, id]) => id);
           for (let i = 0; i < ids.length; i += 100) {
             const rows = await this.api.list(k.endpoint, { [kind === 'device' ? 'devicetype_id' : 'moduletype_id']: ids.slice(i, i + 100) });
             for (const r of rows) {
