@@ -126,23 +126,25 @@ test('when the subset is imported again (by the command), then nothing is writte
   expect(err).toMatch(/181 files read and validated, 8 refused/);
 });
 
-test('when a file changes, then its type is PATCHed, added templates created, removed ones deleted, and nothing else written', async () => {
+test('when a file changes, then its type is PATCHed, added templates created (a bridge set once both ends exist), removed ones deleted, and nothing else written', async () => {
   const rel = 'device-types/Ubiquiti/ER-4.yaml';
   const y = { ...files.get(rel)! };
   const ifaces = [...(y.interfaces as Yaml[])];
   const removed = ifaces.shift()!;
   ifaces[0] = { ...ifaces[0], label: 'uplink', mgmt_only: true };
-  ifaces.push({ name: 'eth-new', type: '10gbase-x-sfpp' });
+  ifaces.push({ name: 'eth-new', type: '10gbase-x-sfpp', bridge: ifaces[0].name });
   Object.assign(y, { interfaces: ifaces, u_height: 1.5, airflow: 'rear-to-front', comments: 'changed' });
   const dir = await tmpLibrary({ [rel]: JSON.stringify(y) });
   const r = await run(dir);
   expect(r.counts['device-types']).toEqual({ created: 0, updated: 1, deleted: 0, unchanged: 0 });
   expect(r.counts['interface-templates']).toEqual({ created: 1, updated: 1, deleted: 1, unchanged: ifaces.length - 2 });
-  expect(r.writes.requests).toBe(4);
+  expect(r.counts['interface-template-bridges']).toEqual({ created: 0, updated: 1, deleted: 0, unchanged: 0 });
+  expect(r.writes.requests).toBe(5);
   const [dt] = (await gw.get(`/api/dcim/device-types/?model=${encodeURIComponent(String(y.model))}`, auth)).body.results;
   expect([Number(dt.u_height), dt.airflow.value, dt.comments]).toEqual([1.5, 'rear-to-front', 'changed']);
-  const names = (await gw.get(`/api/dcim/interface-templates/?devicetype_id=${dt.id}&limit=100`, auth)).body.results.map((i: { name: string }) => i.name);
-  expect(names).toContain('eth-new');
+  const rows = (await gw.get(`/api/dcim/interface-templates/?devicetype_id=${dt.id}&limit=100`, auth)).body.results as Yaml[];
+  const names = rows.map((i) => i.name);
+  expect((rows.find((i) => i.name === 'eth-new')!.bridge as Yaml).name).toBe(ifaces[0].name);
   expect(names).not.toContain(removed.name);
   expect((await run(dir)).writes.objects).toBe(0);
 });

@@ -213,6 +213,36 @@ class Run {
     // deletions first, dependants (front ports, outlets) before what they name, so a renamed template frees its name
     for (const wave of [then, first]) await Promise.all(wave.map((k) => this.deleteRemoved(k, live, existing.get(k.key)!)));
     for (const wave of [first, then]) await Promise.all(wave.map((k) => this.syncTemplates(k, live, existing)));
+    await this.syncBridges(live, existing.get('interfaces')!);
+  }
+
+  /** Interfaces' bridges (another interface of the same type, by name), PATCHed once every interface exists. */
+  private async syncBridges(live: [TypeSpec, number][], interfaces: Map<string, Map<string, Row>>): Promise<void> {
+    const c = this.count('interface-template-bridges');
+    const updates: Body[] = [];
+    const origins: Origin[] = [];
+    for (const [s, id] of live) {
+      if (this.writer.isFailed(s.file)) continue;
+      const mine = interfaces.get(ownerKey(s.kind, id));
+      (s.templates.get('interfaces') ?? []).forEach((t, i) => {
+        const row = mine?.get(t.name);
+        if (!row) return;
+        const origin: Origin = { file: s.file, keyPath: ['interfaces', i, 'bridge'], lineOf: s.lineOf };
+        const target = t.bridge ? mine?.get(t.bridge) : undefined;
+        if (t.bridge && !target) {
+          this.writer.fail([{ file: s.file, key: `interfaces[${i}].bridge`, line: s.lineOf(origin.keyPath), message: `names ${JSON.stringify(t.bridge)}, which the file does not define` }]);
+          return;
+        }
+        const want = target ? Number(target.id) : null;
+        if (want === idOf(row.bridge)) {
+          if (want !== null) c.unchanged += 1;
+          return;
+        }
+        updates.push({ id: Number(row.id), bridge: want });
+        origins.push(origin);
+      });
+    }
+    c.updated += (await this.writer.write('update', 'interface-templates', updates, origins)).size;
   }
 
   /** Creates missing types and PATCHes the changed fields of existing ones; returns each file's type id. */

@@ -47,6 +47,8 @@ export const TYPE_ENDPOINT: Record<TypeKind, string> = { device: 'device-types',
 export interface TemplateSpec {
   name: string;
   body: Body;
+  /** An interface's bridge: another interface of the file, by name (set once both exist). */
+  bridge?: string | null;
 }
 
 /** What one file asks for. */
@@ -77,9 +79,14 @@ export function typeSpecOf(f: LibraryFile): TypeSpec {
       dropped.push(`${k.key} (${items.length}): NetBox 3.7's module types have none`);
       continue;
     }
-    // an interface's bridge names another interface of the file: not carried yet (decision 032)
-    items.forEach((item, i) => item.bridge !== undefined && item.bridge !== null && dropped.push(`${k.key}[${i}].bridge (${JSON.stringify(item.bridge)}): not carried`));
-    templates.set(k.key, items.map((item) => ({ name: clean(item.name) as string, body: { name: clean(item.name), ...pick(item, k.fields) } })));
+    templates.set(
+      k.key,
+      items.map((item) => ({
+        name: clean(item.name) as string,
+        body: { name: clean(item.name), ...pick(item, k.fields) },
+        ...(k.key === 'interfaces' ? { bridge: item.bridge === undefined || item.bridge === null ? null : String(clean(item.bridge)) } : {}),
+      })),
+    );
   }
   return { file: f.file, kind: f.kind, manufacturer: clean(d.manufacturer) as string, model: String(body.model), slug: body.slug as string | undefined, body, templates, dropped, lineOf: f.lineOf };
 }
