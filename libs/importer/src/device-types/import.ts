@@ -145,24 +145,27 @@ class Run {
 
   /** Manufacturers by name (NetBox's unique name; as the community script matches them), created in one request when missing. */
   async manufacturers(specs: TypeSpec[]): Promise<void> {
-    const wanted = new Map<string, Origin>();
+    // by lower-cased name: the name as first written, and where (to name the file if the API refuses it)
+    const wanted = new Map<string, { name: string; origin: Origin }>();
+    const want = (name: string, origin: Origin) => wanted.has(name.toLowerCase()) || wanted.set(name.toLowerCase(), { name, origin });
     for (const s of specs) {
-      wanted.set(s.manufacturer.toLowerCase(), wanted.get(s.manufacturer.toLowerCase()) ?? { file: s.file, keyPath: ['manufacturer'], lineOf: s.lineOf });
+      want(s.manufacturer, { file: s.file, keyPath: ['manufacturer'], lineOf: s.lineOf });
       (s.templates.get('inventory-items') ?? []).forEach((t, i) => {
         const m = t.body.manufacturer;
-        if (typeof m === 'string' && m) wanted.set(m.toLowerCase(), wanted.get(m.toLowerCase()) ?? { file: s.file, keyPath: ['inventory-items', i, 'manufacturer'], lineOf: s.lineOf });
+        if (typeof m === 'string' && m) want(m, { file: s.file, keyPath: ['inventory-items', i, 'manufacturer'], lineOf: s.lineOf });
       });
     }
-    const names = new Map<string, string>();
-    for (const s of specs) names.set(s.manufacturer.toLowerCase(), s.manufacturer);
-    for (const s of specs) for (const t of s.templates.get('inventory-items') ?? []) if (typeof t.body.manufacturer === 'string') names.set(t.body.manufacturer.toLowerCase(), t.body.manufacturer);
     const existing = await this.api.list('manufacturers');
+    const byName = new Map(existing.map((m) => [String(m.name).toLowerCase(), m]));
     const bySlug = new Map(existing.map((m) => [String(m.slug), m]));
-    for (const m of existing) this.manufacturerIds.set(String(m.name).toLowerCase(), Number(m.id));
-    const missing = [...wanted.keys()].filter((n) => !this.manufacturerIds.has(n) && !bySlug.has(slugify(names.get(n)!)));
-    for (const n of wanted.keys()) if (!this.manufacturerIds.has(n) && bySlug.has(slugify(names.get(n)!))) this.manufacturerIds.set(n, Number(bySlug.get(slugify(names.get(n)!))!.id));
-    const created = await this.writer.write('create', 'manufacturers', missing.map((n) => ({ name: names.get(n), slug: slugify(names.get(n)!) })), missing.map((n) => wanted.get(n)!));
-    created.forEach((row, i) => this.manufacturerIds.set(missing[i], Number(row.id)));
+    const missing: { name: string; origin: Origin }[] = [];
+    for (const [key, w] of wanted) {
+      const found = byName.get(key) ?? bySlug.get(slugify(w.name));
+      if (found) this.manufacturerIds.set(key, Number(found.id));
+      else missing.push(w);
+    }
+    const created = await this.writer.write('create', 'manufacturers', missing.map((w) => ({ name: w.name, slug: slugify(w.name) })), missing.map((w) => w.origin));
+    for (const [i, row] of created) this.manufacturerIds.set(missing[i].name.toLowerCase(), Number(row.id));
     const c = this.count('manufacturers');
     c.created += created.size;
     c.unchanged += wanted.size - missing.length;
