@@ -50,6 +50,7 @@ async function main() {
     const again = figures(await importDeviceTypes(options));
     const perType = first.seconds / first.imported;
     writeReport('device-types', {
+      date: new Date().toISOString(),
       machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version, load_average_1m: round(os.loadavg()[0], 1) },
       library: path.relative(path.resolve(__dirname, '..'), LIBRARY),
       goals: { subset_seconds: 10 },
