@@ -206,6 +206,7 @@ async function recordGroup(
       data: post ?? pre ?? null,
       snapshots: { prechange: b ? snapshotOf(model, b, pre) : null, postchange: a ? snapshotOf(model, a, post) : null },
       reference: referenceOf(model, (a ?? b) as Row, post ?? pre),
+      ...(wctx.importing ? { import: wctx.importing } : {}),
     });
   };
   for (const id of touched.created ?? []) await add('created', id);
