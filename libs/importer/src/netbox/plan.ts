@@ -17,6 +17,8 @@ export interface Step {
   read?: string;
   /** Only with `--tokens`. */
   tokens?: boolean;
+  /** Writable fields our request schema does not list (a cable's ends: computed on read, written as lists of ends). */
+  writes?: string[];
 }
 
 const PRIMARY_IPS = ['primary_ip4', 'primary_ip6'];
@@ -119,7 +121,7 @@ export const PLAN: Step[] = [
   { path: '/api/vpn/tunnel-terminations/' },
   { path: '/api/vpn/l2vpns/' },
   { path: '/api/vpn/l2vpn-terminations/' },
-  { path: '/api/dcim/cables/' },
+  { path: '/api/dcim/cables/', writes: ['a_terminations', 'b_terminations'] },
   { path: '/api/wireless/wireless-links/' },
   { path: '/api/tenancy/contact-assignments/' },
   { path: '/api/extras/journal-entries/' },

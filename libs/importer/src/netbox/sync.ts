@@ -46,7 +46,7 @@ export async function syncAll(o: SyncOptions): Promise<ModelReport[]> {
   for (const step of PLAN.filter((s) => !s.tokens || o.tokens)) {
     const report = emptyReport(modelName(step.path));
     reports.push(report);
-    const fields = o.writable.get(step.path);
+    const fields = withWrites(o.writable.get(step.path), step);
     if (!fields) {
       report.note = 'not served here';
       o.progress.done(report);
@@ -65,6 +65,13 @@ export async function syncAll(o: SyncOptions): Promise<ModelReport[]> {
   return reports;
 }
 
+const ENDS: Schema = { type: 'array', items: { type: 'object' } };
+
+function withWrites(fields: Map<string, Schema> | undefined, step: Step): Map<string, Schema> | undefined {
+  if (!fields || !step.writes) return fields;
+  return new Map([...fields, ...step.writes.map((name): [string, Schema] => [name, ENDS])]);
+}
+
 async function timed(m: Model, work: () => Promise<void>): Promise<void> {
   const t0 = Date.now();
   try {
@@ -77,12 +84,12 @@ async function timed(m: Model, work: () => Promise<void>): Promise<void> {
 /** Creates and updates of every field but the deferred ones; null when the source does not serve the model. */
 async function firstPass(o: SyncOptions, step: Step, fields: Map<string, Schema>, report: ModelReport): Promise<Model | null> {
   const t0 = Date.now();
-  const source = await o.from.all(step.path, step.read);
+  const [source, read] = await Promise.all([o.from.all(step.path, step.read), o.to.all(step.path, step.read)]);
   if (!source) {
     report.note = 'not served by the source';
     return null;
   }
-  const target = (await o.to.all(step.path, step.read)) ?? [];
+  const target = read ?? [];
   const deferred = new Set(step.deferred ?? []);
   const now = (name: string) => !deferred.has(name);
   const there = new Map(target.map((r) => [Number(r.id), r]));
@@ -93,7 +100,7 @@ async function firstPass(o: SyncOptions, step: Step, fields: Map<string, Schema>
     const id = Number(rep.id);
     const body = bodyOf(rep, fields, now);
     const existing = there.get(id);
-    if (!existing) creates.push(withSecret({ id, ...body }, fields, rep));
+    if (!existing) creates.push(withSecret({ id, ...body, ...(typeof rep.created === 'string' ? { created: rep.created } : {}) }, fields, rep));
     else {
       const diff = changedFields(body, bodyOf(existing, fields, now));
       if (Object.keys(diff).length) updates.push({ id, ...diff });

@@ -52,10 +52,12 @@ function pathOf(url: string): string {
 export async function verify(from: Api, to: Api, opts: { tokens: boolean; models?: string[] }): Promise<{ differences: Difference[]; compared: Record<string, number> }> {
   const differences: Difference[] = [];
   const compared: Record<string, number> = {};
-  for (const step of PLAN.filter((s) => (!s.tokens || opts.tokens) && (!opts.models || opts.models.includes(modelName(s.path))))) {
+  const steps = PLAN.filter((s) => (!s.tokens || opts.tokens) && (!opts.models || opts.models.includes(modelName(s.path))));
+  // models are independent here: a few at a time, both sides read together
+  await inParallel(steps, 4, async (step) => {
     const model = modelName(step.path);
-    const [source, target] = [await from.all(step.path, step.read), await to.all(step.path, step.read)];
-    if (!source || !target) continue;
+    const [source, target] = await Promise.all([from.all(step.path, step.read), to.all(step.path, step.read)]);
+    if (!source || !target) return;
     compared[model] = source.length;
     if (source.length !== target.length) differences.push({ model, id: null, field: 'count', source: source.length, target: target.length });
     const there = new Map(target.map((r) => [Number(r.id), comparable(model, r)]));
@@ -73,8 +75,19 @@ export async function verify(from: Api, to: Api, opts: { tokens: boolean; models
       }
     }
     for (const r of target) if (!here.has(Number(r.id))) differences.push({ model, id: Number(r.id), field: '(object)', source: null, target: r.display ?? r.id });
-  }
+  });
+  // in the plan's order, whatever order the models finished in
+  const order = new Map(steps.map((s, i) => [modelName(s.path), i]));
+  differences.sort((a, b) => order.get(a.model)! - order.get(b.model)!);
   return { differences, compared };
+}
+
+async function inParallel<T>(items: T[], width: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await work(items[next++]);
+  };
+  await Promise.all(Array.from({ length: Math.min(width, items.length) }, worker));
 }
 
 /** One line per difference (the first `max`), then how many more. */

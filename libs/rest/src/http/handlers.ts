@@ -33,7 +33,7 @@ import {
   withSavedFilters,
 } from '../read';
 import { optionsBody } from './options';
-import { capture, runWrite, type Respond, type WriteResult, notADict, prepare, insertMany, update, afterSave, remove, type Prepared, uniqueErrors, keptIdOf, takenIds, advanceSequence } from '../write';
+import { capture, runWrite, type Respond, type WriteResult, notADict, prepare, insertMany, update, afterSave, remove, type Prepared, uniqueErrors, keptIdOf, takenIds, advanceSequence, keepCreated } from '../write';
 import { checkRemoteProtected, warmReferences, type Reserved } from '../references';
 import { authorize } from '@inventory/auth';
 
@@ -297,6 +297,7 @@ export async function createObjects(ctx: ServiceContext, model: ModelDef, items:
       const p = await prepare(ctx, model, item, 'create', null, wctx, { deferUnique: true });
       if (kept?.[i].error) throw ValidationError.field('id', kept[i].error!);
       if (kept?.[i].id !== undefined) p.columns.id = kept[i].id;
+      if (wctx.importing && model.timestamps) keepCreated(p, item);
       prepared.push(p);
       errors.push({});
     } catch (err) {

@@ -4,6 +4,7 @@ import type { Identity } from '@inventory/auth';
 import type { ImportMark } from '@inventory/events';
 import { sql, raw } from '@inventory/filtering';
 import type { ModelDef, Row, ServiceContext, Tx } from '../model';
+import type { Prepared } from './write';
 
 /**
  * Imports (issue 25, decision 031): a superuser's write that says
@@ -60,4 +61,14 @@ export async function advanceSequence(ctx: ServiceContext, model: ModelDef, tx: 
     sql`SELECT setval(s, GREATEST(m, (SELECT last_value FROM pg_sequences WHERE format('%I.%I', schemaname, sequencename)::regclass = s::regclass)))
         FROM (SELECT pg_get_serial_sequence(${table}, 'id') AS s, (SELECT max(id) FROM ${raw(table)}) AS m) x WHERE s IS NOT NULL AND m IS NOT NULL`,
   );
+}
+
+/**
+ * An imported object keeps its `created` (a journal entry shows it in its
+ * display; a change log reader sorts by it); an unparsable one is ignored
+ * (the import's time stands). `last_updated` is the import's own time.
+ */
+export function keepCreated(p: Prepared, item: unknown): void {
+  const created = (item as Row | null)?.created;
+  if (typeof created === 'string' && !Number.isNaN(Date.parse(created))) p.columns.created = created;
 }
