@@ -316,10 +316,11 @@ describe('deploy/Dockerfile', () => {
     }
   });
 
-  test('when the entry point is asked for each service, then it runs that service\'s built main.js, `migrate` runs the job, and other names nothing', () => {
+  test('when the entry point is asked for each service, then it runs that service\'s built main.js, `migrate` runs the job, `import` the NetBox import, and other names nothing', () => {
     for (const s of SERVICES) expect(entry.entryFor(s)).toBe(path.join(ROOT, 'services', s, 'dist', 'main.js'));
     expect(entry.entryFor('migrate')).toBe(path.join(ROOT, 'deploy', 'migrate.js'));
-    expect(entry.entryNames()).toEqual(['migrate', ...SERVICES]);
+    expect(entry.entryFor('import')).toBe(path.join(ROOT, 'libs', 'importer', 'dist', 'import-netbox.js'));
+    expect(entry.entryNames()).toEqual(['import', 'migrate', ...SERVICES]);
     for (const bad of ['nosuch', '../libs/core', 'ipam/../../x', '']) expect(entry.entryFor(bad)).toBeNull();
   });
 });

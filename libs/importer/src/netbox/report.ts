@@ -52,13 +52,16 @@ export class Progress {
     process.stdout.write(`\r${r.model.padEnd(36)} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total}`);
   }
 
+  /** The model's first pass is done (deletions, last of all, get a line of their own). */
   done(r: ModelReport): void {
-    if (this.tty) process.stdout.write('\r\x1b[K');
-    if (r.note) return this.out(`${r.model.padEnd(36)} skipped: ${r.note}`);
+    if (r.note) return this.line(r, `not copied: ${r.note}`);
     const skipped = r.skipped.length ? `, ${r.skipped.length} refused` : '';
-    this.out(
-      `${r.model.padEnd(36)} ${r.source} in source: ${r.created} ${this.verb('created')}, ${r.updated} ${this.verb('updated')}, ${r.deleted} ${this.verb('deleted')}${skipped} (${(r.ms / 1000).toFixed(1)} s, ${rate(r)} objects/s)`,
-    );
+    this.line(r, `${r.source} in source: ${r.created} ${this.verb('created')}, ${r.updated} ${this.verb('updated')}${skipped} (${(r.ms / 1000).toFixed(1)} s, ${rate(r)} objects/s)`);
+  }
+
+  line(r: ModelReport, text: string): void {
+    if (this.tty) process.stdout.write('\r\x1b[K');
+    this.out(`${r.model.padEnd(36)} ${text}`);
   }
 }
 

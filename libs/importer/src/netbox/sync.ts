@@ -43,26 +43,51 @@ interface Model {
 export async function syncAll(o: SyncOptions): Promise<ModelReport[]> {
   const models: Model[] = [];
   const reports: ModelReport[] = [];
-  for (const step of PLAN.filter((s) => !s.tokens || o.tokens)) {
+  const steps = PLAN.filter((s) => !s.tokens || o.tokens);
+  const reads = readAhead(o, steps);
+  for (const [i, step] of steps.entries()) {
     const report = emptyReport(modelName(step.path));
     reports.push(report);
     const fields = withWrites(o.writable.get(step.path), step);
-    if (!fields) {
-      report.note = 'not served here';
-      o.progress.done(report);
-      continue;
-    }
-    const m = await firstPass(o, step, fields, report);
+    const read = reads(i);
+    const m = fields && read ? await firstPass(o, step, fields, report, read) : null;
+    if (!fields) report.note = 'not served here';
     if (m) models.push(m);
-    else o.progress.done(report);
+    o.progress.done(report);
   }
   for (const m of models.filter((x) => x.deferred.size)) await timed(m, () => secondPass(o, m));
   // dependents first: a device's interfaces go before the device, a site's racks before the site
-  for (const m of [...models].reverse()) {
-    await timed(m, () => deletions(o, m));
-    o.progress.done(m.report);
-  }
+  for (const m of [...models].reverse()) await timed(m, () => deletions(o, m));
   return reports;
+}
+
+type Read = Promise<[Row[] | null, Row[] | null]>;
+
+/** Models read ahead on both sides, while the one before them is written. */
+const AHEAD = 4;
+
+/**
+ * Both sides' objects of step i, read up to AHEAD models ahead. Reading a
+ * model's target objects before the models before it are written is sound:
+ * in the first pass a model's objects change only by its own writes (an
+ * import makes no components from templates); at worst an update is sent
+ * that changes nothing.
+ */
+function readAhead(o: SyncOptions, steps: Step[]): (i: number) => Read | null {
+  const started = new Map<number, Read>();
+  const start = (i: number) => {
+    const step = steps[i];
+    if (!step || started.has(i) || !o.writable.has(step.path)) return;
+    const read: Read = Promise.all([o.from.all(step.path, step.read), o.to.all(step.path, step.read)]);
+    read.catch(() => undefined); // awaited in its turn; a failure meanwhile is not unhandled
+    started.set(i, read);
+  };
+  return (i) => {
+    for (let k = i; k <= i + AHEAD; k++) start(k);
+    const read = started.get(i) ?? null;
+    started.delete(i);
+    return read;
+  };
 }
 
 const ENDS: Schema = { type: 'array', items: { type: 'object' } };
@@ -82,9 +107,9 @@ async function timed(m: Model, work: () => Promise<void>): Promise<void> {
 }
 
 /** Creates and updates of every field but the deferred ones; null when the source does not serve the model. */
-async function firstPass(o: SyncOptions, step: Step, fields: Map<string, Schema>, report: ModelReport): Promise<Model | null> {
+async function firstPass(o: SyncOptions, step: Step, fields: Map<string, Schema>, report: ModelReport, reading: Read): Promise<Model | null> {
   const t0 = Date.now();
-  const [source, read] = await Promise.all([o.from.all(step.path, step.read), o.to.all(step.path, step.read)]);
+  const [source, read] = await reading;
   if (!source) {
     report.note = 'not served by the source';
     return null;
@@ -162,6 +187,7 @@ async function secondPass(o: SyncOptions, m: Model): Promise<void> {
     if (Object.keys(diff).length) updates.push({ id, ...diff });
   }
   await write(o, m, 'PATCH', updates, 0, updates.length, (item) => !m.fresh.has(Number(item.id)));
+  if (updates.length) o.progress.line(m.report, `${updates.length} with ${[...m.deferred].join(', ')} set in the second pass`);
   // the second pass was the last use of the source's fields: ids are enough for the deletions
   m.source = new Map([...m.source.keys()].map((id) => [id, { id }]));
 }
@@ -172,6 +198,7 @@ const nonNull = (body: Row) => Object.fromEntries(Object.entries(body).filter(([
 async function deletions(o: SyncOptions, m: Model): Promise<void> {
   const gone = [...m.target].filter((id) => !m.source.has(id)).map((id) => ({ id }));
   await write(o, m, 'DELETE', gone, 0, gone.length);
+  if (gone.length) o.progress.line(m.report, `${m.report.deleted} ${o.dryRun ? 'to delete' : 'deleted'} (not in the source)`);
 }
 
 /**
