@@ -8,7 +8,6 @@ import { createService as dcim } from '@inventory/dcim';
 import { createService as ipam } from '@inventory/ipam';
 import { createService as circuits } from '@inventory/circuits';
 import { createService as virtualization } from '@inventory/virtualization';
-import { createService as webhooks } from '@inventory/webhooks';
 import { stackGateway } from '@inventory/gateway';
 import { runImport, type ImportOptions } from '@inventory/importer';
 
@@ -32,7 +31,6 @@ async function boot(): Promise<{ stack: Stack; gw: Client }> {
     ipam,
     circuits,
     virtualization,
-    webhooks,
     gateway: stackGateway(),
   }, {}, { template: true });
   await bootstrapAdmin(u!, { SUPERUSER_NAME: 'admin', SUPERUSER_PASSWORD: 'admin-password-1', SUPERUSER_API_TOKEN: KEY });
@@ -112,8 +110,11 @@ async function fill(gw: Client): Promise<Obj> {
 
 let objects: Obj;
 beforeAll(async () => {
+  const t0 = Date.now();
   [source, target] = await Promise.all([boot(), boot()]);
+  const t1 = Date.now();
   objects = await fill(source.gw);
+  console.log(`two stacks booted in ${t1 - t0} ms, the source filled in ${Date.now() - t1} ms`);
 }, 120_000);
 afterAll(async () => {
   await Promise.all([source?.stack.stop(), target?.stack.stop()]);
@@ -159,7 +160,7 @@ test('when a write gives an id without the import header, or a non-superuser ask
   expect(taken.body[0].id[0]).toMatch(/already exists/);
 }, 30_000);
 
-test('when the source changes and deletes objects, then a second import brings exactly that over, and a third changes nothing', async () => {
+test('when the source changes and deletes objects, then a second import brings exactly that over', async () => {
   const gw = source.gw;
   expect((await gw.patch(`/api/dcim/sites/${objects.site.id}/`, { description: 'moved', custom_fields: { asset_code: 'P-2' } })).status).toBe(200);
   expect((await gw.patch(`/api/dcim/devices/${objects.devices[0].id}/`, { primary_ip4: null })).status).toBe(200);
@@ -173,11 +174,9 @@ test('when the source changes and deletes objects, then a second import brings e
   expect(second.differences).toEqual([]);
   expect(second.reports.find((r) => r.model === 'dcim.devices')).toMatchObject({ deleted: 1, updated: 1 });
   expect((await target.gw.get(`/api/dcim/sites/${objects.site.id}/`)).body.custom_fields.asset_code).toBe('P-2');
-  const third = await runImport(options({ verify: false }));
-  expect(third.reports.every((r) => !r.created && !r.updated && !r.deleted)).toBe(true);
 }, 60_000);
 
-test('when an import stops half way, then the next run resumes: it writes only what was missing', async () => {
+test('when an import stops half way, then the next run resumes: it writes only what was missing, and nothing else', async () => {
   const slugs = Array.from({ length: 25 }, (_, i) => ({ name: `T${i}`, slug: `t${i}` }));
   await made(source.gw, '/api/tenancy/tenants/', slugs);
   const stopAt = (model: string, page: number) => {
@@ -187,6 +186,8 @@ test('when an import stops half way, then the next run resumes: it writes only w
   expect((await target.gw.get('/api/tenancy/tenants/?slug__isw=t&limit=1')).body.count).toBe(20);
   const resumed = await runImport(options({ pageSize: 10 }));
   expect(resumed.reports.find((r) => r.model === 'tenancy.tenants')).toMatchObject({ created: 5 });
+  // and nothing else: what the earlier runs wrote is equal, so a run after a run writes nothing
+  expect(resumed.reports.filter((r) => r.created || r.updated || r.deleted).map((r) => r.model)).toEqual(['tenancy.tenants']);
   expect(resumed.differences).toEqual([]);
 }, 60_000);
 
