@@ -131,7 +131,7 @@ test('when a filled instance is imported into an empty one, then every object is
 
   const t0 = Date.now();
   const result = await runImport(options());
-  console.log(`first import and verify: ${Date.now() - t0} ms\n${lines.join('\n')}`);
+  console.log(`first import and verify: ${Date.now() - t0} ms\n${lines.filter((l) => /^(total|verify|model) /.test(l)).join('\n')}`);
   expect(result.differences).toEqual([]);
   expect(result.exitCode).toBe(0);
   const byModel = Object.fromEntries(result.reports.map((r) => [r.model, r]));
@@ -158,6 +158,15 @@ test('when a write gives an id without the import header, or a non-superuser ask
   const taken = await target.gw.post('/api/dcim/manufacturers/', [{ id: objects.devices[0].device_type.manufacturer.id, name: 'Dup', slug: 'dup' }], { headers: { 'x-inventory-import': '1' } });
   expect(taken.status).toBe(400);
   expect(taken.body[0].id[0]).toMatch(/already exists/);
+  // a user who may add manufacturers, but is no superuser
+  const eve = await made(target.gw, '/api/users/users/', { username: 'eve', password: 'eve-password-1' });
+  await made(target.gw, '/api/users/permissions/', { name: 'add makers', object_types: ['dcim.manufacturer'], actions: ['add', 'view'], users: [eve.id] });
+  const token = await made(target.gw, '/api/users/tokens/', { user: eve.id });
+  const as = { headers: { authorization: `Token ${token.key}`, 'x-inventory-import': '1' } };
+  const refused = await target.gw.post('/api/dcim/manufacturers/', [{ id: 9001, name: 'Eve', slug: 'eve' }], as);
+  expect(refused.status).toBe(403);
+  expect(refused.body.detail).toMatch(/Only a superuser may import/);
+  for (const p of [`/api/users/tokens/${token.id}/`, `/api/users/users/${eve.id}/`]) await target.gw.delete(p);
 }, 30_000);
 
 test('when the source changes and deletes objects, then a second import brings exactly that over', async () => {
