@@ -32,7 +32,7 @@ interface Model {
   fields: Map<string, Schema>;
   deferred: Set<string>;
   report: ModelReport;
-  /** Source objects by id: every field kept only for a model with deferred fields (the second pass reads them again). */
+  /** Source objects by id: their ids, and the bodies of their deferred fields (already write bodies: bodyOf leaves ids as they are). */
   source: Map<number, Row>;
   /** Ids on the target after the first pass. */
   target: Set<number>;
@@ -136,7 +136,8 @@ async function firstPass(o: SyncOptions, step: Step, fields: Map<string, Schema>
     fields,
     deferred,
     report,
-    source: new Map(source.map((r) => [Number(r.id), deferred.size ? r : { id: r.id }])),
+    // of each source object only what the second pass sets (480,000 interfaces kept whole would be a gigabyte)
+    source: new Map(source.map((r) => [Number(r.id), deferred.size ? { id: r.id, ...bodyOf(r, fields, (name) => deferred.has(name)) } : { id: r.id }])),
     target: new Set(there.keys()),
     fresh: new Set(creates.map((c) => Number(c.id))),
   };
