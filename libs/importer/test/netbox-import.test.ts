@@ -81,6 +81,9 @@ async function fill(gw: Client): Promise<Obj> {
     { name: 'r2', device_type: type.id, role: role.id, site: site.id, rack: rack.id, position: 2, face: 'front', virtual_chassis: vc.id, vc_position: 2 },
   ]);
   expect((await gw.patch(`/api/dcim/virtual-chassis/${vc.id}/`, { master: devices[0].id })).status).toBe(200);
+  // a site's custom field naming a device: a model copied after sites (set in the second pass)
+  await made(gw, '/api/extras/custom-fields/', { name: 'edge_device', type: 'object', object_type: 'dcim.device', content_types: ['dcim.site'] });
+  expect((await gw.patch(`/api/dcim/sites/${site.id}/`, { custom_fields: { edge_device: devices[0].id } })).status).toBe(200);
   const lag = await made(gw, '/api/dcim/interfaces/', { device: devices[0].id, name: 'ae0', type: 'lag' });
   const ifaces = (await gw.get(`/api/dcim/interfaces/?name=et-0/0/0&ordering=id`)).body.results;
   await gw.patch(`/api/dcim/interfaces/${ifaces[0].id}/`, { lag: lag.id, description: 'uplink' });
@@ -139,6 +142,7 @@ test('when a filled instance is imported into an empty one, then every object is
   // the cycle's second pass: the primary IP and the chassis's master, set once both ends existed
   const device = (await target.gw.get(`/api/dcim/devices/${objects.devices[0].id}/`)).body;
   expect(device.primary_ip4.id).toBe(objects.ip.id);
+  expect((await target.gw.get(`/api/dcim/sites/${objects.site.id}/`)).body.custom_fields.edge_device.id).toBe(objects.devices[0].id);
   expect((await target.gw.get(`/api/dcim/virtual-chassis/${objects.vc.id}/`)).body.master.id).toBe(objects.devices[0].id);
   // projections fed by the import's events: the tenant counts its site, the site its devices
   expect((await target.gw.get(`/api/tenancy/tenants/${objects.tenant.id}/`)).body.site_count).toBe(1);

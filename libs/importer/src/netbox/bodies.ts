@@ -63,7 +63,7 @@ function valueOf(value: unknown, s: Schema | undefined): unknown {
 }
 
 /** Custom field values: related objects (object and multi-object fields) as ids. */
-function customFieldsOf(value: unknown): unknown {
+export function customFieldsOf(value: unknown): unknown {
   if (!isObject(value)) return value;
   const out: Row = {};
   for (const [k, v] of Object.entries(value)) {
@@ -72,6 +72,22 @@ function customFieldsOf(value: unknown): unknown {
     else out[k] = v;
   }
   return out;
+}
+
+/** The custom fields of a representation whose values name objects (object and multi-object fields): set in the second pass. */
+export function objectCustomFields(rep: Row): string[] {
+  const values = rep.custom_fields;
+  if (!isObject(values)) return [];
+  const names = (v: unknown) => isObject(v) && 'id' in v;
+  return Object.keys(values).filter((k) => names(values[k]) || (Array.isArray(values[k]) && (values[k] as unknown[]).some(names)));
+}
+
+/** A body's custom fields split: those of `names` apart (null when none), the rest left in the body. */
+export function splitCustomFields(body: Row, names: string[]): Row | null {
+  if (!names.length || !isObject(body.custom_fields)) return null;
+  const all = body.custom_fields;
+  body.custom_fields = Object.fromEntries(Object.entries(all).filter(([k]) => !names.includes(k)));
+  return Object.fromEntries(names.map((k) => [k, all[k] ?? null]));
 }
 
 /** The write body of a representation over `fields` (those it has). */

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { type Api, ImportFailure, detailOf, type Row } from './api';
-import { bodyOf, changedFields, canonical, type Schema, type Writable } from './bodies';
+import { bodyOf, changedFields, canonical, customFieldsOf, objectCustomFields, splitCustomFields, type Schema, type Writable } from './bodies';
 import { PLAN, modelName, type Step } from './plan';
 import { emptyReport, type ModelReport, type Progress } from './report';
 
@@ -38,6 +38,11 @@ interface Model {
   target: Set<number>;
   /** Ids the first pass created (would create, in a dry run). */
   fresh: Set<number>;
+  /**
+   * Per source object, its custom field values that name objects (ids),
+   * set in the second pass: the object named may be of a model copied later.
+   */
+  refs: Map<number, Row>;
 }
 
 export async function syncAll(o: SyncOptions): Promise<ModelReport[]> {
@@ -55,7 +60,7 @@ export async function syncAll(o: SyncOptions): Promise<ModelReport[]> {
     if (m) models.push(m);
     o.progress.done(report);
   }
-  for (const m of models.filter((x) => x.deferred.size)) await timed(m, () => secondPass(o, m));
+  for (const m of models.filter((x) => x.deferred.size || x.refs.size)) await timed(m, () => secondPass(o, m));
   // dependents first: a device's interfaces go before the device, a site's racks before the site
   for (const m of [...models].reverse()) await timed(m, () => deletions(o, m));
   return reports;
@@ -121,13 +126,19 @@ async function firstPass(o: SyncOptions, step: Step, fields: Map<string, Schema>
   report.source = source.length;
   const creates: Row[] = [];
   const updates: Row[] = [];
+  const refs = new Map<number, Row>();
   for (const rep of source) {
     const id = Number(rep.id);
     const body = bodyOf(rep, fields, now);
+    const named = objectCustomFields(rep);
+    const later = splitCustomFields(body, named);
+    if (later) refs.set(id, later);
     const existing = there.get(id);
     if (!existing) creates.push(withSecret({ id, ...body, ...(typeof rep.created === 'string' ? { created: rep.created } : {}) }, fields, rep));
     else {
-      const diff = changedFields(body, bodyOf(existing, fields, now));
+      const theirs = bodyOf(existing, fields, now);
+      splitCustomFields(theirs, named);
+      const diff = changedFields(body, theirs);
       if (Object.keys(diff).length) updates.push({ id, ...diff });
     }
   }
@@ -140,6 +151,7 @@ async function firstPass(o: SyncOptions, step: Step, fields: Map<string, Schema>
     source: new Map(source.map((r) => [Number(r.id), deferred.size ? { id: r.id, ...bodyOf(r, fields, (name) => deferred.has(name)) } : { id: r.id }])),
     target: new Set(there.keys()),
     fresh: new Set(creates.map((c) => Number(c.id))),
+    refs,
   };
   const total = creates.length + updates.length;
   let done = 0;
@@ -185,12 +197,23 @@ async function secondPass(o: SyncOptions, m: Model): Promise<void> {
     if (!existing && !(o.dryRun && m.fresh.has(id))) continue; // refused in the first pass
     const body = bodyOf(rep, m.fields, only);
     const diff = existing ? changedFields(body, bodyOf(existing, m.fields, only)) : nonNull(body);
+    const cf = customFieldsLater(m.refs.get(id), existing);
+    if (cf) diff.custom_fields = cf;
     if (Object.keys(diff).length) updates.push({ id, ...diff });
   }
   await write(o, m, 'PATCH', updates, 0, updates.length, (item) => !m.fresh.has(Number(item.id)));
-  if (updates.length) o.progress.line(m.report, `${updates.length} with ${[...m.deferred].join(', ')} set in the second pass`);
+  const what = [...m.deferred, ...(m.refs.size ? ['custom fields naming objects'] : [])].join(', ');
+  if (updates.length) o.progress.line(m.report, `${updates.length} with ${what} set in the second pass`);
   // the second pass was the last use of the source's fields: ids are enough for the deletions
   m.source = new Map([...m.source.keys()].map((id) => [id, { id }]));
+}
+
+/** The custom field values naming objects that the target does not have yet (a partial custom_fields write keeps the others). */
+function customFieldsLater(wanted: Row | undefined, existing: Row | undefined): Row | null {
+  if (!wanted) return null;
+  const theirs = (customFieldsOf(existing?.custom_fields) ?? {}) as Row;
+  const diff = Object.fromEntries(Object.entries(wanted).filter(([k, v]) => canonical(v) !== canonical(theirs[k])));
+  return Object.keys(diff).length ? diff : null;
 }
 
 const nonNull = (body: Row) => Object.fromEntries(Object.entries(body).filter(([, v]) => v !== null && canonical(v) !== '[]'));
