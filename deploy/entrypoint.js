@@ -2,10 +2,11 @@
 /**
  * The image's entry point: runs the service named by the first argument or
  * SERVICE (`gateway`, `users`, `ipam`, ...: `services/<name>/dist/main.js`),
- * or `migrate` (deploy/migrate.js, the migration job), or a command
- * (`import-device-types <folder> --to <URL> --to-token <token>`: the rest of
- * the arguments are the command's). One image serves every Deployment
- * (docs/decisions/021).
+ * or `migrate` (deploy/migrate.js, the migration job), or a command, the
+ * rest of the arguments being the command's: `import --from <NetBox URL>
+ * --token ...` (copies a NetBox inventory in: docs/decisions/031) and
+ * `import-device-types <folder> --to <URL> --to-token <token>` (decision
+ * 032). One image serves every Deployment (docs/decisions/021).
  */
 'use strict';
 const fs = require('node:fs');
@@ -15,10 +16,11 @@ const ROOT = path.resolve(__dirname, '..');
 const SERVICES_DIR = path.join(ROOT, 'services');
 /** Commands of the image that are not services: name -> script (run with the arguments after the name). */
 const COMMANDS = {
+  import: path.join(ROOT, 'libs', 'importer', 'dist', 'import-netbox.js'),
   'import-device-types': path.join(ROOT, 'libs', 'importer', 'dist', 'device-types', 'cli.js'),
 };
 
-/** The names this tree answers to: `migrate` and every package under services/. */
+/** The names this tree answers to: `migrate`, the commands and every package under services/. */
 function entryNames() {
   const services = fs.readdirSync(SERVICES_DIR).filter((n) => fs.existsSync(path.join(SERVICES_DIR, n, 'package.json')));
   return ['migrate', ...Object.keys(COMMANDS), ...services.sort()];
@@ -42,9 +44,9 @@ if (require.main === module) {
     process.exit(2);
   }
   if (Object.hasOwn(COMMANDS, name)) {
-    // a command takes the arguments after its name
+    // a command takes the arguments after its name, and exits with the command's status (an HTTP client's idle sockets do not hold the process)
     require(script).main(process.argv.slice(3)).then(
-      (code) => (process.exitCode = code),
+      (code) => process.exit(code),
       (e) => {
         process.stderr.write(`${e.stack ?? e}\n`);
         process.exitCode = 1;

@@ -319,8 +319,9 @@ describe('deploy/Dockerfile', () => {
   test('when the entry point is asked for each service, then it runs that service\'s built main.js, `migrate` runs the job, a command its script, and other names nothing', () => {
     for (const s of SERVICES) expect(entry.entryFor(s)).toBe(path.join(ROOT, 'services', s, 'dist', 'main.js'));
     expect(entry.entryFor('migrate')).toBe(path.join(ROOT, 'deploy', 'migrate.js'));
+    expect(entry.entryFor('import')).toBe(path.join(ROOT, 'libs', 'importer', 'dist', 'import-netbox.js'));
     expect(entry.entryFor('import-device-types')).toBe(path.join(ROOT, 'libs', 'importer', 'dist', 'device-types', 'cli.js'));
-    expect(entry.entryNames()).toEqual(['migrate', 'import-device-types', ...SERVICES]);
+    expect(entry.entryNames()).toEqual(['migrate', 'import', 'import-device-types', ...SERVICES]);
     for (const bad of ['nosuch', '../libs/core', 'ipam/../../x', '']) expect(entry.entryFor(bad)).toBeNull();
   });
 });

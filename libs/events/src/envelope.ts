@@ -26,6 +26,14 @@ export interface ChangeEvent {
   snapshots: { prechange: unknown; postchange: unknown };
   /** What another service keeps to refer to the object (its projection of it); absent on events of older releases. */
   reference?: Reference;
+  /** Present when an import wrote the change (X-Inventory-Import): projections apply it, the change log and webhooks only when asked. */
+  import?: ImportMark;
+}
+
+/** An import's write: whether the change log records it and webhooks fire for it (both off unless the import asks). */
+export interface ImportMark {
+  changelog: boolean;
+  webhooks: boolean;
 }
 
 /**

@@ -69,7 +69,26 @@ export async function writeOutbox(tx: Queryable, schema: string, events: ChangeE
 
 /** One INSERT of events into the outbox, in the caller's transaction. */
 export async function appendOutbox(tx: Queryable, schema: string, events: ChangeEvent[]): Promise<void> {
-  await appendOutboxJson(tx, schema, JSON.stringify(events));
+  await appendOutboxJson(tx, schema, JSON.stringify(events.map(storedEvent)));
+}
+
+/**
+ * The event as the outbox stores it: an import's mark rides in the
+ * `snapshots` document (no outbox column of its own: decision 031), and the
+ * relay lifts it back out (`publishedEvent`).
+ */
+export function storedEvent(event: ChangeEvent): ChangeEvent {
+  if (!event.import) return event;
+  const { import: mark, ...rest } = event;
+  return { ...rest, snapshots: { ...event.snapshots, import: mark } as ChangeEvent['snapshots'] };
+}
+
+/** The event the relay publishes from a stored one: the import's mark back at the top. */
+export function publishedEvent(event: ChangeEvent): ChangeEvent {
+  const mark = (event.snapshots as { import?: ChangeEvent['import'] } | null)?.import;
+  if (!mark) return event;
+  const { import: _stored, ...snapshots } = event.snapshots as ChangeEvent['snapshots'] & { import?: unknown };
+  return { ...event, snapshots, import: mark };
 }
 
 /**

@@ -4,7 +4,7 @@ import pg from 'pg';
 import type { Counter, Histogram, Metrics } from '@inventory/core';
 import { quoteIdent } from '@inventory/filtering';
 import { EVENTS_EXCHANGE, routingKey, type ChangeEvent } from './envelope';
-import { OUTBOX_TABLE, outboxChannel } from './outbox';
+import { OUTBOX_TABLE, outboxChannel, publishedEvent } from './outbox';
 import { BrokerSession, type BrokerLink } from './session';
 import { DURABLE_QUEUES, declareConsumerQueue, declareEventsExchange } from './topology';
 
@@ -174,7 +174,7 @@ export class OutboxRelay {
     );
     if (!rows.length) return 0;
     for (const r of rows) {
-      const event: ChangeEvent = {
+      const event: ChangeEvent = publishedEvent({
         id: r.id,
         event: r.event,
         model: r.model,
@@ -186,7 +186,7 @@ export class OutboxRelay {
         data: r.data,
         snapshots: r.snapshots,
         ...(r.reference ? { reference: r.reference } : {}),
-      };
+      });
       ch.publish(EVENTS_EXCHANGE, routingKey(event), Buffer.from(JSON.stringify(event)), {
         persistent: true,
         messageId: event.id,

@@ -72,6 +72,7 @@ export function changelogHandler(ctx: ServiceContext): (events: ChangeEvent[], t
     for (const event of events) {
       const action = ACTION[event.event];
       if (!action) continue; // not an object change (job events and the like)
+      if (event.import && !event.import.changelog) continue; // an import's, recorded only when it asked (--changelog)
       const data = (event.data ?? null) as Row | null;
       rows.push({
         time: event.timestamp,

@@ -33,7 +33,7 @@ import {
   withSavedFilters,
 } from '../read';
 import { optionsBody } from './options';
-import { capture, runWrite, type Respond, type WriteResult, notADict, prepare, insertMany, update, afterSave, remove, type Prepared, uniqueErrors } from '../write';
+import { capture, runWrite, type Respond, type WriteResult, notADict, prepare, insertMany, update, afterSave, remove, type Prepared, uniqueErrors, keptIdOf, takenIds, advanceSequence, keepCreated } from '../write';
 import { checkRemoteProtected, warmReferences, type Reserved } from '../references';
 import { authorize } from '@inventory/auth';
 
@@ -291,9 +291,14 @@ export async function createObjects(ctx: ServiceContext, model: ModelDef, items:
   // validate everything first: errors come back as a list with {} for good items
   const prepared: Prepared[] = [];
   const errors: Record<string, unknown>[] = [];
-  for (const item of items) {
+  const kept = wctx.importing ? await keptIds(ctx, model, items, wctx.tx) : null;
+  for (const [i, item] of items.entries()) {
     try {
-      prepared.push(await prepare(ctx, model, item, 'create', null, wctx, { deferUnique: true }));
+      const p = await prepare(ctx, model, item, 'create', null, wctx, { deferUnique: true });
+      if (kept?.[i].error) throw ValidationError.field('id', kept[i].error!);
+      if (kept?.[i].id !== undefined) p.columns.id = kept[i].id;
+      if (wctx.importing && model.timestamps) keepCreated(p, item);
+      prepared.push(p);
       errors.push({});
     } catch (err) {
       if (!(err instanceof ValidationError) || Array.isArray(err.errors)) throw err;
@@ -306,9 +311,18 @@ export async function createObjects(ctx: ServiceContext, model: ModelDef, items:
   clashes.forEach((e, k) => Object.keys(e).length && (errors[good[k]] = e));
   if (errors.some((e) => Object.keys(e).length)) throw new ValidationError(bulk ? errors : errors[0]);
   const created = await insertMany(ctx, model, prepared, wctx.tx);
+  if (kept?.some((k) => k.id !== undefined)) await advanceSequence(ctx, model, wctx.tx);
   await afterSave(model, created.map((id, i) => ({ id, columns: prepared[i].columns, existing: null, body: items[i] as Row })), wctx);
   await checkScope(ctx, model, created, scope, wctx.tx);
   return { status: 201, ids: created, bulk, touched: { created } };
+}
+
+/** An import's kept ids, per item: the id, or why it cannot be had (not an integer, taken). */
+async function keptIds(ctx: ServiceContext, model: ModelDef, items: unknown[], tx: Tx): Promise<{ id?: number; error?: string }[]> {
+  const given = items.map(keptIdOf);
+  const ids = given.map((g) => (typeof g === 'number' ? g : undefined));
+  const taken = await takenIds(ctx, model, ids, tx);
+  return given.map((g, i) => (typeof g === 'object' ? { error: g.error } : taken[i] ? { error: taken[i]! } : { id: g }));
 }
 
 /**

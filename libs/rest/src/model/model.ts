@@ -6,6 +6,7 @@ import type { FieldDef } from './fields';
 import type { Db, Queryable, Tx } from './db';
 import type { ConsistencyGate } from './consistency';
 import type { ExtrasApi } from './features';
+import type { ImportMark } from '@inventory/events';
 
 /**
  * The declaration of a model and the types every part of the engine shares
@@ -30,6 +31,8 @@ export interface WriteContext {
   prechange?: Map<string, Row>;
   /** Objects the write changed besides those its handler names: moved tree descendants, cascades. */
   also?: { model: ModelDef; touched: Touched }[];
+  /** Set when a superuser's request says it is an import (X-Inventory-Import): ids kept, events marked, no components from templates. */
+  importing?: ImportMark;
 }
 
 /** One object's rows before and after a committed write (null before a create, after a delete). */

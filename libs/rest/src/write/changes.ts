@@ -1,4 +1,4 @@
-import { appendOutboxJson, newEventId, notifyOutbox, type ChangeEvent, type EventKind } from '@inventory/events';
+import { appendOutboxJson, newEventId, notifyOutbox, storedEvent, type ChangeEvent, type EventKind } from '@inventory/events';
 import {
   type WrittenEvent,
   type Queryable,
@@ -153,7 +153,7 @@ class OutboxWriter {
 
   private flush(notify = false): boolean {
     if (!this.buffer.length) return false;
-    const text = JSON.stringify(this.buffer);
+    const text = JSON.stringify(this.buffer.map(storedEvent));
     this.buffer = [];
     this.chain = this.chain.then(() => appendOutboxJson(this.tx, this.schema, text, notify));
     // awaited by idle() or done(); a failure meanwhile must not surface as an unhandled rejection
@@ -206,6 +206,7 @@ async function recordGroup(
       data: post ?? pre ?? null,
       snapshots: { prechange: b ? snapshotOf(model, b, pre) : null, postchange: a ? snapshotOf(model, a, post) : null },
       reference: referenceOf(model, (a ?? b) as Row, post ?? pre),
+      ...(wctx.importing ? { import: wctx.importing } : {}),
     });
   };
   for (const id of touched.created ?? []) await add('created', id);

@@ -7,6 +7,8 @@ import { recordChanges, type Recorded } from './changes';
 import { retryingReserved } from '../projections';
 import { baseUrl } from '../read';
 import { lockTree } from './write';
+import { importMarkOf } from './import-mode';
+import type { ImportMark } from '@inventory/events';
 
 /** What a write handler applied, inside its transaction. */
 export interface WriteResult {
@@ -29,8 +31,8 @@ export interface Answer {
 /** Builds the answer after the commit; `written` holds the objects as the write left them (absent on a replay). */
 export type Respond = (applied: { status: number; ids: number[]; bulk: boolean }, written?: Recorded) => Promise<Answer>;
 
-export function writeContext(ctx: ServiceContext, tx: Tx, identity: Identity, base = ''): WriteContext {
-  return { tx, identity, requestId: currentContext()?.requestId ?? '', service: ctx, memo: new Map(), base };
+export function writeContext(ctx: ServiceContext, tx: Tx, identity: Identity, base = '', importing?: ImportMark): WriteContext {
+  return { tx, identity, requestId: currentContext()?.requestId ?? '', service: ctx, memo: new Map(), base, ...(importing ? { importing } : {}) };
 }
 
 /**
@@ -53,6 +55,7 @@ export async function runWrite(
 ): Promise<void> {
   const key = idempotencyKey(req);
   const print = key ? fingerprint(req) : '';
+  const importing = importMarkOf(req, identity);
   // run again while an object it names is reserved by another service's delete being decided (reservations.ts)
   const outcome = await retryingReserved(() =>
     ctx.db.transaction(async (tx): Promise<{ earlier: KeyRecord } | { applied: WriteResult; recorded: Recorded }> => {
@@ -61,7 +64,7 @@ export async function runWrite(
         if (earlier) return { earlier };
       }
       // what the write records (its events, webhook payloads, the answer's representation) names the configured host
-      const { applied, recorded } = await applyIn(ctx, model, writeContext(ctx, tx, identity, eventBase(ctx, req)), work);
+      const { applied, recorded } = await applyIn(ctx, model, writeContext(ctx, tx, identity, eventBase(ctx, req), importing), work);
       if (key) await recordApplied(ctx, tx, identity, key, applied);
       return { applied, recorded };
     }),

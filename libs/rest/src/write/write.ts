@@ -325,10 +325,21 @@ export async function insertMany(ctx: ServiceContext, model: ModelDef, prepared:
     await tx.query(raw('ROLLBACK TO SAVEPOINT bulk_insert'));
     return insertEach(ctx, model, prepared, tx);
   }
-  // ids come from the sequence in the order the rows are inserted: ascending is the rows' order
-  const ids = inserted.map((r) => Number(r.id)).sort((a, b) => a - b);
+  const ids = insertedIds(prepared, inserted);
   for (const [i, p] of prepared.entries()) await writeLinks(ctx, model, ids[i], p, tx);
   return ids;
+}
+
+/**
+ * The ids of inserted rows in the rows' order: those an import gave (kept
+ * ids) where given; the others come from the sequence in the order the rows
+ * are inserted, so ascending is their order.
+ */
+function insertedIds(prepared: Prepared[], inserted: Row[]): number[] {
+  const given = prepared.map((p) => (p.columns.id === undefined ? undefined : Number(p.columns.id)));
+  const kept = new Set(given.filter((id) => id !== undefined));
+  const drawn = inserted.map((r) => Number(r.id)).filter((id) => !kept.has(id)).sort((a, b) => a - b);
+  return given.map((id) => id ?? drawn.shift()!);
 }
 
 /** One INSERT per row; a unique violation names its row (the bulk error is a list). */

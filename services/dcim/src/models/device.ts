@@ -85,7 +85,8 @@ export const device: ModelDef = defineModel({
     beforeSave: (columns, existing, wctx) => deviceDefaults(columns, existing, wctx),
     afterSave: async (saved, wctx) => {
       const created = createdOf(saved).map((s) => s.id);
-      if (created.length) await instantiateComponents(created, wctx);
+      // an import brings the source's own components (their ids kept), not new ones from the templates
+      if (created.length && !wctx.importing) await instantiateComponents(created, wctx);
       for (const s of saved) if (s.existing) await moveChildren(s.id, s.columns, s.existing, wctx);
     },
     decorate: (rows, out, c) => decorateDevices(rows, out, c),

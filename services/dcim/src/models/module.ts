@@ -44,7 +44,8 @@ export const module: ModelDef = defineModel({
     validate: (row, _existing, wctx) => checkModule(row, wctx),
     afterSave: async (saved, wctx) => {
       const created = createdOf(saved).map((s) => s.id);
-      if (created.length) await instantiateModuleComponents(created, wctx);
+      // an import brings the source's own components (their ids kept), not new ones from the templates
+      if (created.length && !wctx.importing) await instantiateModuleComponents(created, wctx);
     },
   },
 });

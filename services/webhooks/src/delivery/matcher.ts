@@ -42,6 +42,7 @@ export function matchEvents(hooks: MatchedHook[], events: ChangeEvent[]): NewDel
   for (const event of events) {
     const kind = KIND[event.event];
     if (!kind) continue; // not an object change
+    if (event.import && !event.import.webhooks) continue; // an import's, sent only when it asked (--webhooks)
     const type = event.model.toLowerCase();
     let context: ReturnType<typeof webhookContext> | null = null;
     let text = '';
