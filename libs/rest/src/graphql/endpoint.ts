@@ -1,18 +1,10 @@
 import type { Express } from 'express';
 import { execute, parse, printSchema, validate, GraphQLError, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import { HttpError, ValidationError } from '@inventory/core';
-import { verifyIdentity } from '@inventory/auth';
+import { GRAPHQL_IDENTITY_HEADER, verifyIdentity } from '@inventory/auth';
 import type { ServiceContext } from '../model';
 import { Batchers } from './batch';
 import { buildSubgraph } from './schema';
-
-/**
- * The header in which the gateway hands a service the identity a GraphQL
- * query runs as (signed for that service, as a forwarded REST request's):
- * `/internal/graphql` itself takes only the gateway's service identity, so
- * no client reaches it, and the query reads with the user's permissions.
- */
-export const GRAPHQL_IDENTITY_HEADER = 'x-graphql-identity';
 
 /** The request body the gateway's executor sends. */
 interface Body {

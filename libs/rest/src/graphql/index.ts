@@ -3,6 +3,6 @@
  * through the REST engine's own list machinery (issue 26, decision 033).
  * The gateway composes the subgraphs.
  */
-export { GRAPHQL_IDENTITY_HEADER, mountGraphql } from './endpoint';
+export { mountGraphql } from './endpoint';
 export { buildSubgraph } from './schema';
 export { byIdField, rootName, typeName } from './names';
