@@ -58,13 +58,14 @@ function modelRoots(ctx: ServiceContext, model: ModelDef, types: TypeRegistry): 
       args: { id: { type: new GraphQLNonNull(GraphQLInt) } },
       resolve: (_r, a: { id: number }, c) => types.load(c, model.label, a.id),
     },
+    // nullable: a list refused (no permission, a wrong filter value) is null beside the other root fields' answers
     [`${name}_list`]: {
-      type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(type))),
+      type: new GraphQLList(new GraphQLNonNull(type)),
       args: { ...filters, ...page },
       resolve: (_r, a: Args, c) => listObjects(c.scope, model, pageArgs(a)),
     },
     [`${name}_count`]: {
-      type: new GraphQLNonNull(GraphQLInt),
+      type: GraphQLInt,
       description: `How many ${model.verboseNamePlural ?? `${model.verboseName}s`} match the filters (what REST's list shows as \`count\`).`,
       args: filters,
       resolve: (_r, a: Args, c) => countObjects(c.scope, model, a),

@@ -37,7 +37,9 @@ interface GraphqlParams {
 export function mountGraphql(app: Express, deps: GraphqlDeps): void {
   const prefix = pathPrefix(deps.publicUrl);
   const json = express.json({ limit: deps.maxBodySize, type: ['application/json', 'application/graphql-response+json'] });
-  app.all('/graphql', (req, res) => {
+  // `/graphql` → `/graphql/` (routing is not strict: the route below would match both)
+  app.use((req, res, next) => {
+    if (req.path !== '/graphql') return next();
     const q = req.originalUrl.indexOf('?');
     res.redirect(302, `${prefix}${GRAPHQL_PATH}${q >= 0 ? req.originalUrl.slice(q) : ''}`);
   });
