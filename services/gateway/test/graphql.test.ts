@@ -166,6 +166,14 @@ test('when objects are read by GraphQL and by REST, then every field shows the s
     const want = restAddresses[i];
     expect(a).toEqual({ ...Object.fromEntries(['id', 'address', 'dns_name', 'family', 'assigned_object_type', 'assigned_object_id'].map((k) => [k, want[k]])), status: want.status.value, role: want.role?.value ?? null });
   });
+  // every key of the REST representation is a field of the type
+  const unserved: string[] = [];
+  for (const [path, type] of [['/api/dcim/devices/', 'Device'], ['/api/dcim/interfaces/', 'Interface'], ['/api/dcim/sites/', 'Site'], ['/api/ipam/ip-addresses/', 'IPAddress'], ['/api/ipam/prefixes/', 'Prefix'], ['/api/tenancy/tenants/', 'Tenant'], ['/api/virtualization/virtual-machines/', 'VirtualMachine'], ['/api/virtualization/clusters/', 'Cluster']]) {
+    const t = schema.getType(type);
+    const fields = isObjectType(t) ? t.getFields() : {};
+    for (const key of Object.keys((await rest(`${path}?limit=1`)).results[0])) if (!fields[key]) unserved.push(`${type}.${key}`);
+  }
+  expect(unserved).toEqual([]);
   const counted = await gql('{ device_count site_count(slug: "site-a") ip_address_count }');
   expect(counted.body.data).toEqual({ device_count: (await rest('/api/dcim/devices/?limit=1')).count, site_count: 1, ip_address_count: (await rest('/api/ipam/ip-addresses/?limit=1')).count });
 });
@@ -218,6 +226,10 @@ test('when a token is constrained, then lists and nested lists hold only its obj
   // a read-only token may POST queries (reads only), and an anonymous caller gets what REST gives it
   const anonymous = await gql('{ site_list { name } }', {});
   expect(anonymous.body.errors?.[0].message).toMatch(/credentials|permission/);
+  // the services' subgraphs: not through the gateway, not to a user's identity, not without the user's
+  expect((await fetch(`${stack.urls.gateway}/internal/graphql`, { headers: admin })).status).toBe(404);
+  expect((await stack.client('dcim').post('/internal/graphql', { query: '{ site_count }' })).status).toBe(403);
+  expect((await stack.client('dcim').asService('gateway').post('/internal/graphql', { query: '{ site_count }' })).status).toBe(403);
 });
 
 test('when a query is too deep, too costly, names an unknown filter or gives a wrong value, then it is refused with a clear error', async () => {
