@@ -2,11 +2,13 @@ import type { Identity } from '@inventory/auth';
 import { buildFilter, and, type Sql } from '@inventory/filtering';
 import type { ModelDef, Row, ServiceContext } from '../model';
 import { cachedFilters, fetchByIds, fetchPage, orderBy, requirePermission, represent, parsePage } from '../read';
+import type { FieldSelection } from '../read/field-selection';
 
 /**
  * GraphQL's reads are REST's: the same filters (strict: a bad value is an
  * error), the same permitted scope, ordering, SQL and serializer, so a
- * field's value is what the REST list shows for the object.
+ * field's value is what the REST list shows for the object. Each read
+ * computes only the keys the query asks for, as REST's `fields=` does.
  */
 
 /** What every read of one GraphQL request shares: who asks, and the API base for `url`s. */
@@ -39,12 +41,12 @@ async function listWhere(s: ReadScope, model: ModelDef, params: URLSearchParams,
 }
 
 /** `<model>_list`: one page (limit defaults to PAGINATE_COUNT, capped at MAX_PAGE_SIZE, as REST). */
-export async function listObjects(s: ReadScope, model: ModelDef, args: Args): Promise<Row[]> {
+export async function listObjects(s: ReadScope, model: ModelDef, args: Args, select: FieldSelection): Promise<Row[]> {
   const params = asParams(args);
   const where = await listWhere(s, model, params);
   const page = parsePage(params, s.ctx.settings.paginateCount, s.ctx.settings.maxPageSize);
   const { rows } = await fetchPage(s.ctx, model, { where, order: orderBy(s.ctx, model, params.get('ordering')), limit: page.limit, offset: page.offset });
-  return represent(s.ctx, model, rows, { mode: 'full', base: s.base });
+  return represent(s.ctx, model, rows, { mode: 'full', base: s.base, select });
 }
 
 /** `<model>_count`: the count REST's list would give for the same filters. */
@@ -56,10 +58,10 @@ export async function countObjects(s: ReadScope, model: ModelDef, args: Args): P
 }
 
 /** Objects by id in the caller's scope, in the ids' order (null where none is visible). */
-export async function objectsByIds(s: ReadScope, model: ModelDef, ids: number[]): Promise<(Row | null)[]> {
+export async function objectsByIds(s: ReadScope, model: ModelDef, ids: number[], select: FieldSelection): Promise<(Row | null)[]> {
   const scope = requirePermission(s.ctx, model, s.identity, 'view');
   const rows = await fetchByIds(s.ctx, model, ids, s.ctx.db, scope);
-  const reps = await represent(s.ctx, model, rows, { mode: 'full', base: s.base });
+  const reps = await represent(s.ctx, model, rows, { mode: 'full', base: s.base, select });
   const byId = new Map(reps.map((r) => [Number(r.id), r]));
   return ids.map((id) => byId.get(id) ?? null);
 }
@@ -69,8 +71,8 @@ export async function objectsByIds(s: ReadScope, model: ModelDef, ids: number[])
  * every permitted row matching `where`, in the model's ordering, with the
  * column naming each one's parent; grouped by the caller.
  */
-export async function childrenWhere(s: ReadScope, model: ModelDef, where: Sql): Promise<{ rows: Row[]; reps: Row[] }> {
+export async function childrenWhere(s: ReadScope, model: ModelDef, where: Sql, select: FieldSelection): Promise<{ rows: Row[]; reps: Row[] }> {
   const all = await listWhere(s, model, new URLSearchParams(), where);
   const { rows } = await fetchPage(s.ctx, model, { where: all, order: orderBy(s.ctx, model, null), limit: null, offset: 0 });
-  return { rows, reps: await represent(s.ctx, model, rows, { mode: 'full', base: s.base }) };
+  return { rows, reps: await represent(s.ctx, model, rows, { mode: 'full', base: s.base, select }) };
 }

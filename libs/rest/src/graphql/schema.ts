@@ -6,6 +6,7 @@ import { byIdField, isGraphqlName, rootName } from './names';
 import { countObjects, listObjects, objectsByIds, type Args } from './reads';
 import { reverseRelations } from './relations';
 import { FilterValueScalar } from './scalars';
+import { selectionOf } from './selection';
 import { TypeRegistry, type GraphqlContext } from './types';
 
 /** Who a filter such as a saved filter's `usable` is documented for: the anonymous caller (as OpenAPI does). */
@@ -56,13 +57,13 @@ function modelRoots(ctx: ServiceContext, model: ModelDef, types: TypeRegistry): 
     [name]: {
       type,
       args: { id: { type: new GraphQLNonNull(GraphQLInt) } },
-      resolve: (_r, a: { id: number }, c) => types.load(c, model.label, a.id),
+      resolve: (_r, a: { id: number }, c, info) => types.load(c, info, model.label, a.id),
     },
     // nullable: a list refused (no permission, a wrong filter value) is null beside the other root fields' answers
     [`${name}_list`]: {
       type: new GraphQLList(new GraphQLNonNull(type)),
       args: { ...filters, ...page },
-      resolve: (_r, a: Args, c) => listObjects(c.scope, model, pageArgs(a)),
+      resolve: (_r, a: Args, c, info) => listObjects(c.scope, model, pageArgs(a), selectionOf(info, model)),
     },
     [`${name}_count`]: {
       type: GraphQLInt,
@@ -74,7 +75,7 @@ function modelRoots(ctx: ServiceContext, model: ModelDef, types: TypeRegistry): 
       type: new GraphQLNonNull(new GraphQLList(type)),
       description: 'Objects by id, in the order given (null where none is visible): the key the gateway merges types by.',
       args: { ids: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(GraphQLInt))) } },
-      resolve: (_r, a: { ids: number[] }, c) => objectsByIds(c.scope, model, a.ids) as Promise<(Row | null)[]>,
+      resolve: (_r, a: { ids: number[] }, c, info) => objectsByIds(c.scope, model, a.ids, selectionOf(info, model)) as Promise<(Row | null)[]>,
     },
   };
 }

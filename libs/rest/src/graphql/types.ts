@@ -9,6 +9,7 @@ import {
   GraphQLUnionType,
   type GraphQLFieldConfig,
   type GraphQLFieldConfigMap,
+  type GraphQLResolveInfo,
 } from 'graphql';
 import { PermissionDenied } from '@inventory/core';
 import { sql, ident } from '@inventory/filtering';
@@ -19,6 +20,7 @@ import { typeName } from './names';
 import { childrenWhere, objectsByIds, type ReadScope } from './reads';
 import { genericTargets, type Reverse } from './relations';
 import { JsonScalar } from './scalars';
+import { selectionKey, selectionOf } from './selection';
 
 /** What the resolvers of one request share. */
 export interface GraphqlContext {
@@ -74,11 +76,15 @@ export class TypeRegistry {
     return t;
   }
 
-  /** A local model's objects by id, batched per request (one read per nesting level). */
-  load(c: GraphqlContext, label: string, id: number): Promise<Row | null> {
+  /** A local model's objects by id, batched per request and selection (one read per nesting level). */
+  load(c: GraphqlContext, info: GraphQLResolveInfo, label: string, id: number): Promise<Row | null> {
     const model = this.local.get(label);
     if (!model) return Promise.resolve({ id });
-    return c.batchers.of<number, Row | null>(`object:${label}`, (ids) => permitted(() => objectsByIds(c.scope, model, ids), ids.map(() => null))).get(id);
+    const select = selectionOf(info, model);
+    const batch = c.batchers.of<number, Row | null>(`object:${label}:${selectionKey(select)}`, (ids) =>
+      permitted(() => objectsByIds(c.scope, model, ids, select), ids.map(() => null)),
+    );
+    return batch.get(id);
   }
 
   private modelFields(model: ModelDef): GraphQLFieldConfigMap<Row, GraphqlContext> {
@@ -122,14 +128,14 @@ export class TypeRegistry {
         };
       case 'fk':
         if (field.pk || field.readAs) return { type: field.pk ? GraphQLInt : GraphQLString };
-        return { type: this.object(field.to), resolve: (r, _a, c) => this.ref(c, field.to, r[name]) };
+        return { type: this.object(field.to), resolve: (r, _a, c, info) => this.ref(c, info, field.to, r[name]) };
       case 'm2m':
         if (field.readAs || field.write === 'slug') return { type: new GraphQLList(GraphQLString) };
         return this.refList(field.to, name);
       case 'contenttype':
         return { type: field.many ? new GraphQLList(GraphQLString) : GraphQLString };
       case 'generic':
-        return { type: this.union(model, name, field), resolve: (r, _a, c) => this.genericRef(c, r, name, field) };
+        return { type: this.union(model, name, field), resolve: (r, _a, c, info) => this.genericRef(c, info, r, name, field) };
       case 'array':
         return { type: new GraphQLList(field.of === 'integer' ? GraphQLInt : GraphQLString) };
       default:
@@ -137,17 +143,17 @@ export class TypeRegistry {
     }
   }
 
-  private ref(c: GraphqlContext, label: string, value: unknown): Promise<Row | null> | null {
+  private ref(c: GraphqlContext, info: GraphQLResolveInfo, label: string, value: unknown): Promise<Row | null> | null {
     const id = idOf(value);
-    return id === null ? null : this.load(c, label, id);
+    return id === null ? null : this.load(c, info, label, id);
   }
 
   private refList(label: string, name: string): Field {
     return {
       type: new GraphQLList(this.object(label)),
-      resolve: async (r, _a, c) => {
+      resolve: async (r, _a, c, info) => {
         const values = (r[name] as unknown[] | undefined) ?? [];
-        const found = await Promise.all(values.map((v) => this.ref(c, label, v)));
+        const found = await Promise.all(values.map((v) => this.ref(c, info, label, v)));
         return found.filter(Boolean);
       },
     };
@@ -168,11 +174,11 @@ export class TypeRegistry {
     return u;
   }
 
-  private async genericRef(c: GraphqlContext, r: Row, name: string, field: FieldDef & { type: 'generic' }): Promise<Row | null> {
+  private async genericRef(c: GraphqlContext, info: GraphQLResolveInfo, r: Row, name: string, field: FieldDef & { type: 'generic' }): Promise<Row | null> {
     const label = r[field.typeField];
     const id = idOf(r[name]);
     if (typeof label !== 'string' || id === null) return null;
-    const found = await this.load(c, label, id);
+    const found = await this.load(c, info, label, id);
     return found && { ...found, __label: label };
   }
 
@@ -182,20 +188,22 @@ export class TypeRegistry {
       out[rel.name] = {
         type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(this.object(rel.child.label)))),
         description: `The ${rel.child.verboseNamePlural ?? `${rel.child.verboseName}s`} naming this object (${rel.fk ?? rel.generic?.idField}), in their default order.`,
-        resolve: (parent, _a, c) => this.children(c, rel).get(Number(parent.id)),
+        resolve: (parent, _a, c, info) => this.children(c, info, rel).get(Number(parent.id)),
       };
     }
     return out;
   }
 
   /** The children of every parent of a level in one read: `WHERE <fk>_id = ANY(<parent ids>)`. */
-  private children(c: GraphqlContext, rel: Reverse) {
-    return c.batchers.of<number, Row[]>(`children:${rel.child.label}:${rel.fk ?? rel.generic!.idField}:${rel.target}`, async (ids) => {
+  private children(c: GraphqlContext, info: GraphQLResolveInfo, rel: Reverse) {
+    const select = selectionOf(info, rel.child);
+    // the column naming the parent is read whatever is shown: the rows are grouped by it
+    return c.batchers.of<number, Row[]>(`children:${rel.child.label}:${rel.fk ?? rel.generic!.idField}:${rel.target}:${selectionKey(select)}`, async (ids) => {
       const where = rel.fk
         ? sql`t.${ident(rel.fk)} = ANY(${ids}::bigint[])`
         : sql`t.${ident(rel.generic!.typeField)} = ${rel.target} AND t.${ident(rel.generic!.idField)} = ANY(${ids}::bigint[])`;
       const column = rel.fk ?? rel.generic!.idField;
-      const { rows, reps } = await permitted(() => childrenWhere(c.scope, rel.child, where), { rows: [], reps: [] });
+      const { rows, reps } = await permitted(() => childrenWhere(c.scope, rel.child, where, select), { rows: [], reps: [] });
       const byParent = new Map<number, Row[]>(ids.map((id) => [id, []]));
       rows.forEach((row, i) => byParent.get(Number(row[column]))?.push(reps[i]));
       return ids.map((id) => byParent.get(id)!);
