@@ -256,6 +256,8 @@ test('when a browser opens /graphql/, then it is sent to sign in, and signed in 
   const sdl = await fetch(`${stack.urls.gateway}/graphql/?sdl`, { headers: admin });
   expect(sdl.status).toBe(200);
   expect(await sdl.text()).toMatch(/device_list\(/);
+  const viaGet = await fetch(`${stack.urls.gateway}/graphql/?query=${encodeURIComponent('{ site_count }')}`, { headers: admin });
+  expect(await viaGet.json()).toEqual({ data: { site_count: 2 } });
   const anonymous = await fetch(`${stack.urls.gateway}/graphql/`, { headers: { accept: 'text/html' }, redirect: 'manual' });
   expect(anonymous.status).toBe(302);
   expect(anonymous.headers.get('location')).toBe('/login/?next=%2Fgraphql%2F');

@@ -36,7 +36,7 @@ interface GraphqlParams {
  */
 export function mountGraphql(app: Express, deps: GraphqlDeps): void {
   const prefix = pathPrefix(deps.publicUrl);
-  const json = express.json({ limit: deps.maxBodySize, type: ['application/json', 'application/graphql-response+json'] });
+  const json = express.json({ limit: deps.maxBodySize });
   // `/graphql` → `/graphql/` (routing is not strict: the route below would match both)
   app.use((req, res, next) => {
     if (req.path !== '/graphql') return next();
