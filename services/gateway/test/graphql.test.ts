@@ -223,7 +223,10 @@ test('when a token is constrained, then lists and nested lists hold only its obj
   expect(r.body.errors?.[0].message).toMatch(/permission/);
   const other = await gql(`{ site(id: ${ids.otherSite}) { name } }`, limited);
   expect(other.body.data!.site).toBeNull();
-  // a read-only token may POST queries (reads only), and an anonymous caller gets what REST gives it
+  // a read-only token may POST queries (there are no mutations), and an anonymous caller gets what REST gives it
+  const readOnly = await gw.post('/api/users/tokens/provision/', { username: 'alice', password: PASSWORD, write_enabled: false }, { identity: null });
+  expect(readOnly.body.write_enabled).toBe(false);
+  expect((await gql('{ tenant_count }', { authorization: `Token ${readOnly.body.key}` })).body).toEqual({ data: { tenant_count: 1 } });
   const anonymous = await gql('{ site_list { name } }', {});
   expect(anonymous.body.errors?.[0].message).toMatch(/credentials|permission/);
   // the services' subgraphs: not through the gateway, not to a user's identity, not without the user's
