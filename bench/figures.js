@@ -268,6 +268,28 @@ const deviceTypes = (r) => {
   };
 };
 
+const graphql = (r) => {
+  const q = r.graphql;
+  const small = r.graphql_small_page;
+  const rest = (x) => `${plural(x.requests, 'request')}, ${plural(x.statements, 'statement')}`;
+  return {
+    title: 'GraphQL against REST (issue 26)',
+    about: `${r.devices.toLocaleString('en-US')} devices with ${r.interfaces.toLocaleString('en-US')} interfaces and ${r.addresses.toLocaleString('en-US')} addresses; users, tenancy, extras, dcim, ipam and the gateway as separate processes, through the gateway with a token. GraphQL: one query, median of ${r.runs}; REST: every request of a client that fetches the same data, 8 at a time.`,
+    rows: [
+      { figure: `GraphQL: ${format(q.devices)} devices with interfaces, addresses, site and tenant, one query`, value: q.ms_median, unit: 'ms', goal: lt(r.rest_walk.ms), beside: `${plural(q.statements, 'statement')}, ${plural(q.service_calls, 'service call')}; the goal: REST walking the relations` },
+      { figure: 'REST walking the relations (devices, then each device\'s interfaces and addresses)', value: r.rest_walk.ms, unit: 'ms', beside: rest(r.rest_walk) },
+      { figure: 'REST paging whole lists at 1,000 (the client joins them)', value: r.rest_pages.ms, unit: 'ms', beside: rest(r.rest_pages) },
+      {
+        figure: `GraphQL statements and service calls: ${format(q.devices)} / ${format(small.devices)} devices`,
+        value: `${q.statements} / ${small.statements}`,
+        unit: '',
+        goal: { text: 'constant', met: q.statements === small.statements && q.service_calls === small.service_calls },
+        beside: `service calls ${q.service_calls} / ${small.service_calls}`,
+      },
+    ],
+  };
+};
+
 /** Result file name -> extractor. The order is RESULTS.md's. */
 const EXTRACTORS = {
   'tenants-list': tenantsList,
@@ -283,6 +305,7 @@ const EXTRACTORS = {
   ipam,
   memory,
   'device-types': deviceTypes,
+  graphql,
   consistency,
 };
 

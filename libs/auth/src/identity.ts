@@ -6,6 +6,14 @@ import { Cache, PermissionDenied } from '@inventory/core';
 export const IDENTITY_HEADER = 'x-identity';
 
 /**
+ * Header in which the gateway hands a service the identity a GraphQL query
+ * runs as (signed for that service, as a forwarded request's): the
+ * service's `/internal/graphql` itself takes only the gateway's service
+ * identity in IDENTITY_HEADER, so no client reaches it.
+ */
+export const GRAPHQL_IDENTITY_HEADER = 'x-graphql-identity';
+
+/**
  * Header in which the gateway hands a service the signed-in session's CSRF
  * token, for the forms of a page the service renders (/admin/...); the
  * gateway checks what the forms send back.

@@ -21,6 +21,7 @@ import { mountModel, mountInternal } from './http';
 import { baseUrl, ensureConfigContextFunctions } from './read';
 import { projectionFeed, projectionQueue, type ProjectionFeed } from './references';
 import { registerServiceGauges } from './service-metrics';
+import { mountGraphql } from './graphql';
 
 /** Background work of a service (consumers, timers): started once it listens, stopped once its HTTP server has drained. */
 export interface Worker {
@@ -231,6 +232,7 @@ function serviceApp(opts: RestServiceOptions, ctx: ServiceContext): Express {
         next();
       });
       mountInternal(app, ctx);
+      mountGraphql(app, ctx, config.INTERNAL_TOKEN_SECRET);
       for (const area of [opts.area, ...(opts.areas ?? [])]) {
         app.get(`/api/${area}/`, (req, res) => {
           const b = baseUrl(req, config.PUBLIC_URL);

@@ -37,6 +37,10 @@ export interface GatewayConfig {
   /** Graceful shutdown (seconds): readiness 503 before the listener closes; then the time requests in flight get. */
   SHUTDOWN_DELAY: number;
   SHUTDOWN_TIMEOUT: number;
+  /** Deepest nesting of object fields a `/graphql/` query may have. */
+  GRAPHQL_MAX_DEPTH: number;
+  /** Most objects a `/graphql/` query may ask for (each object field 1, times the `limit` of every list around it; 10 for a list without one). */
+  GRAPHQL_MAX_COST: number;
 }
 
 const serviceUrls = Joi.string()
@@ -67,6 +71,8 @@ export const gatewayConfig = Joi.object<GatewayConfig>({
   METRICS_TOKEN: baseConfigSchema.METRICS_TOKEN,
   SHUTDOWN_DELAY: baseConfigSchema.SHUTDOWN_DELAY,
   SHUTDOWN_TIMEOUT: baseConfigSchema.SHUTDOWN_TIMEOUT,
+  GRAPHQL_MAX_DEPTH: Joi.number().integer().min(1).default(10),
+  GRAPHQL_MAX_COST: Joi.number().integer().min(1).default(250_000),
   TRUSTED_PROXIES: Joi.string()
     .allow('')
     .default('')

@@ -25,6 +25,10 @@ import { withFastPath } from './forwarding/fast-path';
 import { AllowedHosts } from './forwarding/allowed-hosts';
 import { TrustedProxies, identifyClient } from './forwarding/forwarded';
 import type { RequestListener } from 'node:http';
+import { Composition } from './graphql/compose';
+import { graphiqlAssets } from './graphql/graphiql';
+import { mountGraphql } from './graphql/endpoint';
+import { SubgraphClient } from './graphql/subgraphs';
 
 export interface Gateway {
   app: Express;
@@ -79,6 +83,7 @@ export function createGateway(config: GatewayConfig, opts: { log?: Logger } = {}
       tokens.clear();
       sessions.clear();
       schema.clear();
+      parts.graphql.clear();
     },
   };
 }
@@ -103,15 +108,16 @@ function gatewayParts(config: GatewayConfig, log: Logger) {
   const pages = new BrowsableApi({ urls, minter, publicUrl: config.PUBLIC_URL, maxBodySize: config.MAX_BODY_SIZE, onWrite });
   const schema = new SchemaBuilder(refs, Object.keys(urls), log);
   const root = areaRoot(urls, proxies, minter, config.PUBLIC_URL, pages);
+  const graphql = new Composition(Object.keys(urls), new SubgraphClient(urls, config.INTERNAL_TOKEN_SECRET, minter), log);
   const metrics = new Metrics('gateway');
-  return { urls, refs, trusted, allowed, tokens, minter, sessions, drop, proxies, pages, schema, root, metrics, http: httpMetrics(metrics) };
+  return { urls, refs, trusted, allowed, tokens, minter, sessions, drop, proxies, pages, schema, graphql, root, metrics, http: httpMetrics(metrics) };
 }
 
 type GatewayParts = ReturnType<typeof gatewayParts>;
 
 /** The gateway's routes, in order: probes and metrics, its pages, authentication, its own endpoints, then the services. */
 function gatewayApp(config: GatewayConfig, log: Logger, parts: GatewayParts): Express {
-  const { urls, refs, trusted, tokens, minter, sessions, drop, proxies, pages, schema, root, metrics, http } = parts;
+  const { urls, refs, trusted, tokens, minter, sessions, drop, proxies, pages, schema, graphql, root, metrics, http } = parts;
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
@@ -126,11 +132,19 @@ function gatewayApp(config: GatewayConfig, log: Logger, parts: GatewayParts): Ex
   app.get('/metrics', metricsHandler(metrics, config.METRICS_TOKEN));
   mountInternal(app);
   app.use(docsAssets());
+  app.use(graphiqlAssets());
   app.use(trailingSlash());
   mountPages(app, { sessions, refs, minter, usersUrl: urls.users, publicUrl: config.PUBLIC_URL, log, onUsersWrite: () => drop({}) });
   mountAdminPages(app, { sessions, verifier: tokens, proxies, urls, publicUrl: config.PUBLIC_URL });
   const auth = authenticate(tokens, config.LOGIN_REQUIRED, sessions);
   mountMedia(app, { authenticate: auth, proxies, urls });
+  mountGraphql(app, {
+    composition: graphql,
+    authenticate: auth,
+    limits: { maxDepth: config.GRAPHQL_MAX_DEPTH, maxCost: config.GRAPHQL_MAX_COST },
+    publicUrl: config.PUBLIC_URL,
+    maxBodySize: config.MAX_BODY_SIZE,
+  });
   app.use((req, _res, next) => next(req.path.startsWith('/api/') ? undefined : new NotFound()));
   app.use(auth);
   mountRoot(app, config.PUBLIC_URL, pages);

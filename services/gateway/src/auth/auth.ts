@@ -10,6 +10,8 @@ import type { Sessions } from './session';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 const PROVISION_PATH = '/api/users/tokens/provision/';
+/** A POST that only reads (GraphQL has no mutations here): a read-only token may send it, a session needs no CSRF token. */
+const READING_POST = '/graphql/';
 
 /**
  * Paths that answer anonymous callers even with LOGIN_REQUIRED (NetBox quirk
@@ -39,7 +41,7 @@ export function requireWritable(method: string | undefined, identity: Identity):
 export function authenticate(verifier: TokenVerifier, loginRequired: boolean, sessions?: Sessions) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const path = req.path;
-    const safe = SAFE_METHODS.has(req.method);
+    const safe = SAFE_METHODS.has(req.method) || (req.method === 'POST' && path === READING_POST);
     const provision = req.method === 'POST' && path === PROVISION_PATH;
     const credentials = parseAuthorization(req.headers.authorization);
 
@@ -63,7 +65,7 @@ export function authenticate(verifier: TokenVerifier, loginRequired: boolean, se
       locals(res).identity = ANONYMOUS;
       return next();
     }
-    requireWritable(req.method, verified.identity);
+    requireWritable(safe ? 'GET' : req.method, verified.identity);
     locals(res).identity = verified.identity;
     next();
   };

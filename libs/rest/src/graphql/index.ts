@@ -1,0 +1,8 @@
+/**
+ * GraphQL: each service's subgraph, generated from its declarations and read
+ * through the REST engine's own list machinery (issue 26, decision 033).
+ * The gateway composes the subgraphs.
+ */
+export { mountGraphql } from './endpoint';
+export { buildSubgraph } from './schema';
+export { byIdField, rootName, typeName } from './names';
