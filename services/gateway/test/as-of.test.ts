@@ -91,3 +91,44 @@ test('when as_of is malformed, in the future, before history, or sent with a wri
   expect(write.status).toBe(400);
   expect(write.body).toEqual({ as_of: [expect.any(String)] });
 });
+
+test('when an object is created, changed and deleted, then diffs over each interval show created, the changed fields, and deleted', async () => {
+  const t0 = new Date().toISOString();
+  await tick();
+  const site = await gw.post('/api/dcim/sites/', { name: 'Diff 1', slug: 'diff-1', status: 'planned' }, auth);
+  const other = await gw.post('/api/dcim/sites/', { name: 'Diff 2', slug: 'diff-2' }, auth);
+  const t1 = (site.body as Site).last_updated;
+  await tick();
+  const changed = await gw.patch(`/api/dcim/sites/${site.body.id}/`, { status: 'active', description: 'now live' }, auth);
+  const t2 = (changed.body as Site).last_updated;
+  await tick();
+  expect((await gw.delete(`/api/dcim/sites/${site.body.id}/`, undefined, auth)).status).toBe(204);
+  const t3 = new Date().toISOString();
+  const diff = (from: string, to: string) => gw.get(`/api/dcim/sites/${site.body.id}/diff/?from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`, auth);
+
+  const created = await diff(t0, t1);
+  expect(created.status).toBe(200);
+  expect(created.body).toMatchObject({ id: site.body.id, action: 'created', changes: { name: { from: null, to: 'Diff 1' } } });
+  const updated = (await diff(t1, t2)).body;
+  expect(updated.action).toBe('updated');
+  expect(updated.changes).toEqual({
+    status: { from: { value: 'planned', label: 'Planned' }, to: { value: 'active', label: 'Active' } },
+    description: { from: '', to: 'now live' },
+    last_updated: { from: t1, to: t2 },
+  });
+  expect((await diff(t2, t3)).body).toMatchObject({ action: 'deleted', changes: { name: { from: 'Diff 1', to: null } } });
+  expect((await diff(t2, t2)).body).toMatchObject({ action: 'unchanged', changes: {} });
+
+  // the list's diff: its filters, paged, each changed object once; one created and deleted within the period is not there
+  expect((await gw.get(`/api/dcim/sites/diff/?from=${encodeURIComponent(t0)}&to=${encodeURIComponent(t3)}&slug__isw=diff-`, auth)).body.count).toBe(1);
+  const list = await gw.get(`/api/dcim/sites/diff/?from=${encodeURIComponent(t1)}&to=${encodeURIComponent(t3)}&slug__isw=diff-&limit=1`, auth);
+  expect(list.status).toBe(200);
+  expect(list.body).toMatchObject({ count: 2, previous: null, results: [{ id: site.body.id, action: 'deleted' }] });
+  const next = await gw.get(list.body.next.replace(/^https?:\/\/[^/]+/, ''), auth);
+  expect(next.body.results).toMatchObject([{ id: other.body.id, action: 'created' }]);
+  // matched at either moment: planned before, active after
+  const filtered = await gw.get(`/api/dcim/sites/diff/?from=${encodeURIComponent(t1)}&to=${encodeURIComponent(t2)}&status=planned`, auth);
+  expect(filtered.body.results.map((r: { id: number }) => r.id)).toEqual([site.body.id]);
+  expect((await gw.get(`/api/dcim/sites/diff/?to=${encodeURIComponent(t2)}`, auth)).body).toEqual({ from: ['This field is required.'] });
+  expect((await gw.get(`/api/dcim/sites/${site.body.id}/diff/?from=${encodeURIComponent(t2)}&to=${encodeURIComponent(t1)}`, auth)).status).toBe(400);
+});
