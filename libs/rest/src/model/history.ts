@@ -46,8 +46,13 @@ export interface Column {
   type: string;
 }
 
-/** The DDL that keeps history for one table, from its columns (idempotent: run again after columns change). */
-export function historyStatements(schema: string, table: string, columns: Column[]): string[] {
+/**
+ * The DDL that keeps history for one table, from its columns and the column
+ * lists of its btree indexes (mirrored, not unique, so a read as of T plans
+ * as a current one: a count by `site_id` seeks, it does not scan the
+ * versions valid at T). Idempotent: run again after columns change.
+ */
+export function historyStatements(schema: string, table: string, columns: Column[], indexed: string[][] = []): string[] {
   const s = quoteIdent(schema);
   const t = `${s}.${quoteIdent(table)}`;
   const h = `${s}.${quoteIdent(historyName(table, HISTORY_SUFFIX))}`;
@@ -59,6 +64,7 @@ export function historyStatements(schema: string, table: string, columns: Column
     // the rows of an object (detail reads, the triggers' lookups), and the versions valid at a time (lists)
     `CREATE INDEX IF NOT EXISTS ${idx('__history_id_idx')} ON ${h} ("id")`,
     `CREATE INDEX IF NOT EXISTS ${idx('__history_valid_idx')} ON ${h} USING gist ("__valid")`,
+    ...indexed.map((cols) => `CREATE INDEX IF NOT EXISTS ${idx(`__history_${cols.join('_')}_idx`)} ON ${h} (${cols.map(quoteIdent).join(', ')})`),
     // a version starts at its transaction's start (now()), so a transaction's writes are one moment. A row written
     // twice in one transaction keeps its last version (the earlier one would last no time); one whose open version
     // started later than this transaction (a concurrent writer, committed first) is replaced at that version's start.
@@ -124,6 +130,30 @@ async function tablesToKeep(run: RunSql, schema: string, only?: string[]): Promi
   return out;
 }
 
+/** The column lists of each table's btree indexes on plain columns (not led by `id`, which history indexes anyway). */
+async function indexedColumns(run: RunSql, schema: string): Promise<Map<string, string[][]>> {
+  const rows = await run(
+    `SELECT c.relname AS tbl, array_agg(a.attname::text ORDER BY k.ord) AS cols
+       FROM pg_index x JOIN pg_class c ON c.oid = x.indrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+       JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_am m ON m.oid = i.relam
+       CROSS JOIN LATERAL unnest(x.indkey::int2[]) WITH ORDINALITY AS k(attnum, ord)
+       JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum = k.attnum
+      WHERE n.nspname = ${quoteLiteral(schema)} AND m.amname = 'btree' AND x.indexprs IS NULL
+      GROUP BY x.indexrelid, c.relname`,
+  );
+  const out = new Map<string, string[][]>();
+  for (const r of rows) {
+    const cols = r.cols as string[];
+    if (cols[0] === 'id') continue;
+    const table = String(r.tbl);
+    const lists = out.get(table) ?? [];
+    if (!lists.some((l) => l.join() === cols.join())) lists.push(cols);
+    out.set(table, lists);
+  }
+  for (const lists of out.values()) lists.sort((a, b) => a.join().localeCompare(b.join()));
+  return out;
+}
+
 /**
  * The DDL keeping history for every table of `schema` that keeps it (or
  * only those named): what the history migration runs, what the expected
@@ -133,12 +163,13 @@ async function tablesToKeep(run: RunSql, schema: string, only?: string[]): Promi
  */
 export async function historyDdl(run: RunSql, schema: string, only?: string[]): Promise<string[]> {
   const tables = await tablesToKeep(run, schema, only);
+  const indexes = await indexedColumns(run, schema);
   const out = historyStartStatements(schema);
   for (const [table, columns] of tables) {
     const h = `${quoteIdent(schema)}.${quoteIdent(historyName(table, HISTORY_SUFFIX))}`;
     // columns the history lacks (added to the table since): appended, nullable, before the trigger names them
     out.push(...columns.map((c) => `ALTER TABLE IF EXISTS ${h} ADD COLUMN IF NOT EXISTS ${quoteIdent(c.name)} ${c.type}`));
-    out.push(...historyStatements(schema, table, columns));
+    out.push(...historyStatements(schema, table, columns, indexes.get(table)));
   }
   return out;
 }
