@@ -42,7 +42,10 @@ async function comparePage(d, headers, query, at) {
     const a = await timed(d(`/api/dcim/sites/?${query}`), headers);
     const b = await timed(d(`/api/dcim/sites/?${query}&as_of=${encodeURIComponent(at)}`), headers);
     // the first two runs warm both (prepared statements, caches)
-    if (i >= 2) now.push(a.ms), past.push(b.ms);
+    if (i >= 2) {
+      now.push(a.ms);
+      past.push(b.ms);
+    }
     statements.now = a.queries;
     statements.as_of = b.queries;
     if (i === 0 && b.body.results.length && b.body.results[0].description !== `change ${Math.ceil(CHANGES / 2)}`) throw new Error(`as_of page shows ${b.body.results[0].description}`);

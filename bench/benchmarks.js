@@ -40,6 +40,7 @@ const BENCHMARKS = [
   { name: 'ipam-first-free', script: 'ipam-first-free.js', quick: { BENCH_RUNS: 5, BENCH_SLOW_RUNS: 1, BENCH_CREATES: 1 } },
   { name: 'ipam', script: 'ipam.js', quick: { BENCH_RUNS: 10, BENCH_SECONDS: 1, BENCH_ALLOC_ROUNDS: 1 } },
   { name: 'memory', script: 'memory.js', quick: { BENCH_SETTLE: 3, BENCH_SECONDS: 10, BENCH_DEVICES: 100 } },
+  { name: 'as-of', script: 'as-of.js', quick: { BENCH_SITES: 1000, BENCH_CHANGES: 2, BENCH_RUNS: 3, BENCH_WRITE_ROUNDS: 2 } },
   { name: 'consistency', script: 'consistency.js', quick: { BENCH_ROUNDS: 2, BENCH_WRITES: 30, BENCH_BULK: 1, BENCH_PAIRS: 1000, BENCH_PAIRS_OFF: 200, BENCH_STALE_SECONDS: 60 } },
 ];
 
