@@ -4,6 +4,8 @@ import { createService as tenancy } from '@inventory/tenancy';
 import { createService as extras } from '@inventory/extras';
 import { createService as dcim } from '@inventory/dcim';
 import { stackGateway } from '@inventory/gateway';
+import { Db, loadHistoryReads, pruneHistory, type ServiceContext } from '@inventory/rest';
+import { sql, raw } from '@inventory/filtering';
 
 /**
  * Time travel (issue 27, docs/decisions/034): reads `?as_of=` a past moment
@@ -76,6 +78,8 @@ test('when a bulk create commits while reads as of the present run, then every r
   const seen: number[] = [];
   while (!done) seen.push((await at('/api/dcim/sites/?slug__isw=bulk-&limit=1', new Date().toISOString())).body.count);
   expect((await writing).status).toBe(201);
+  // reads ran while the write did (it takes hundreds of milliseconds; a read, a few)
+  expect(seen.length).toBeGreaterThanOrEqual(3);
   seen.push((await at('/api/dcim/sites/?slug__isw=bulk-&limit=1', new Date().toISOString())).body.count);
   expect(seen.every((c) => c === 0 || c === n)).toBe(true);
   expect(seen[seen.length - 1]).toBe(n);
@@ -131,4 +135,25 @@ test('when an object is created, changed and deleted, then diffs over each inter
   expect(filtered.body.results.map((r: { id: number }) => r.id)).toEqual([site.body.id]);
   expect((await gw.get(`/api/dcim/sites/diff/?to=${encodeURIComponent(t2)}`, auth)).body).toEqual({ from: ['This field is required.'] });
   expect((await gw.get(`/api/dcim/sites/${site.body.id}/diff/?from=${encodeURIComponent(t2)}&to=${encodeURIComponent(t1)}`, auth)).status).toBe(400);
+});
+
+test('when HISTORY_RETENTION prunes, then versions that ended before the cut-off go and history starts at it', async () => {
+  const db = new Db(stack.databaseUrl, 'dcim', 2);
+  try {
+    const run = (text: string) => db.query(sql`${raw(text)}`);
+    await run(`UPDATE dcim._history_start SET started = now() - interval '10 days'`);
+    // an old version that ended 3 days ago, and one still valid 3 days ago
+    await run(`INSERT INTO dcim.site__history (__valid, id, name, slug) VALUES
+      (tstzrange(now() - interval '5 days', now() - interval '3 days'), 900001, 'Old', 'old'),
+      (tstzrange(now() - interval '5 days', now() - interval '1 day'), 900002, 'Kept', 'kept')`);
+    db.history = await loadHistoryReads(run, 'dcim');
+    await pruneHistory({ db } as unknown as ServiceContext, 2);
+    const left = await run(`SELECT id FROM dcim.site__history WHERE id > 900000 ORDER BY id`);
+    expect(left.map((r) => r.id)).toEqual([900002]);
+    const [{ days }] = await run(`SELECT round(extract(epoch FROM now() - started) / 86400) AS days FROM dcim._history_start`);
+    expect(Number(days)).toBe(2);
+    expect(Date.now() - Date.parse(db.history!.start)).toBeGreaterThan(2 * 86_400_000 - 60_000);
+  } finally {
+    await db.close();
+  }
 });
