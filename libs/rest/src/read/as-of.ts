@@ -17,6 +17,9 @@ export const AS_OF_PARAM = 'as_of';
 /** ISO 8601: a date, or a date and time (seconds and fraction optional), with or without a zone (none: UTC). */
 const ISO_8601 = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?)(Z|[+-]\d{2}(?::?\d{2})?)?)?$/i;
 
+/** A zone as both JavaScript and PostgreSQL read it: none is UTC, `+0200` and `+02` are `+02:00`. */
+const zone = (z: string | undefined) => (!z ? 'Z' : /^z$/i.test(z) ? 'Z' : `${z.slice(0, 3)}:${z.slice(3).replace(':', '') || '00'}`);
+
 const invalid = (message: string) => new ValidationError({ [AS_OF_PARAM]: [message] });
 
 /**
@@ -26,7 +29,7 @@ const invalid = (message: string) => new ValidationError({ [AS_OF_PARAM]: [messa
  */
 export function parseAsOf(ctx: ServiceContext, value: string, name = AS_OF_PARAM): string {
   const m = ISO_8601.exec(value.trim());
-  const text = m ? `${m[1]}T${m[2] ?? '00:00'}${m[3] ?? 'Z'}` : '';
+  const text = m ? `${m[1]}T${m[2] ?? '00:00'}${zone(m[3])}` : '';
   const ms = m ? Date.parse(text.replace(/(\.\d{3})\d+/, '$1')) : NaN;
   const fail = (message: string) => new ValidationError({ [name]: [message] });
   if (Number.isNaN(ms)) throw fail('Enter a valid date/time in ISO 8601 format, e.g. 2024-05-01T12:00:00Z.');
