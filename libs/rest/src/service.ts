@@ -19,15 +19,11 @@ import { ConsistencyGate, type Reads, Db, waitForDatabase, type ExtrasApi, type 
 import { RemoteExtras, ensureProjections, projectedModels, tagProjection } from './projections';
 import { mountModel, mountInternal } from './http';
 import { asOfGate, baseUrl, ensureConfigContextFunctions, ensureHistory, pruneHistory } from './read';
-import { periodic } from './periodic';
+import { periodic, type Worker } from './periodic';
 import { projectionFeed, projectionQueue, type ProjectionFeed } from './references';
 import { registerServiceGauges } from './service-metrics';
 
-/** Background work of a service (consumers, timers): started once it listens, stopped once its HTTP server has drained. */
-export interface Worker {
-  start(): void | Promise<void>;
-  stop(): Promise<void>;
-}
+export type { Worker } from './periodic';
 
 export interface RestServiceOptions {
   /** Service name; also its database schema. */

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { currentContext, safeUrl, waitFor, type Logger } from '@inventory/core';
 import { type Sql, Prepared, render, quoteIdent } from '@inventory/filtering';
-import type { HistoryReads } from './history';
+import type { HistoryReads } from './history-reads';
 
 // Timestamps keep their microseconds (JS Dates would drop them); bigint counts and ids become numbers.
 pg.types.setTypeParser(1184, (v) => v); // timestamptz

@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
 import type { QueryInterface } from 'sequelize';
 import { quoteIdent } from '@inventory/filtering';
 import { TAGGED_ITEM_TABLE, runStatements, type Migration } from './schema';
+import { HISTORY_SUFFIX, HistoryReads, asOfFunction, historyName } from './history-reads';
 
 /*
  * Every version of every row, kept by PostgreSQL itself (docs/decisions/034):
@@ -13,22 +13,9 @@ import { TAGGED_ITEM_TABLE, runStatements, type Migration } from './schema';
  * function, is the rows valid at T in the table's own shape plus `__valid`.
  */
 
-export const HISTORY_SUFFIX = '__history';
+export { HISTORY_SUFFIX, asOfFunction, historyName, HistoryReads } from './history-reads';
 /** When the kept history starts: the migration's time, later retention's cut-off (one row). */
 export const HISTORY_START_TABLE = '_history_start';
-const MAX_IDENTIFIER = 63;
-
-/** A derived object's name (history table, function, index), cut with a hash past 63 characters. */
-export function historyName(table: string, suffix: string): string {
-  const full = `${table}${suffix}`;
-  if (full.length <= MAX_IDENTIFIER) return full;
-  const hash = createHash('sha1').update(full).digest('hex').slice(0, 8);
-  return `${table.slice(0, MAX_IDENTIFIER - suffix.length - hash.length - 1)}_${hash}${suffix}`;
-}
-
-/** The function `t__as_of(timestamptz)` read in place of `t` by an `as_of` read. */
-export const asOfFunction = (table: string): string => historyName(table, '__as_of');
-
 /**
  * Whether a table keeps history: the models' tables, their link tables and
  * tagged items, every one with an `id`; not the service's own machinery
@@ -191,41 +178,6 @@ export const historyTables: Migration = {
   name: 'history_0001_tables',
   up: async ({ qi, schema }) => runStatements(qi, await historyDdl(sequelizeRun(qi), schema)),
 };
-
-/**
- * How an `as_of` read reads the past: every statement of the request names
- * the tables that keep history (`"schema"."site"`), wherever its SQL was
- * built (filters cached at start, representations, counts, projections);
- * run as of T, each name becomes `"schema"."site__as_of"($n)` with T as one
- * more parameter. Same statements, same count; only reads are rewritten
- * (a GET writes nothing to these tables).
- */
-export class HistoryReads {
-  private readonly pattern: RegExp | null;
-
-  constructor(
-    private readonly schema: string,
-    readonly tables: Set<string>,
-    /** History's start (ISO): the migration's time, or retention's cut-off. */
-    public start: string,
-  ) {
-    const names = [...tables].sort((a, b) => b.length - a.length).map((t) => escapeRegExp(quoteIdent(t)));
-    this.pattern = names.length ? new RegExp(`${escapeRegExp(quoteIdent(schema))}\\.(${names.join('|')})`, 'g') : null;
-  }
-
-  rewrite(text: string, values: unknown[], asOf: string): { text: string; values: unknown[] } {
-    if (!this.pattern || !/^\s*(SELECT|WITH|\()/i.test(text)) return { text, values };
-    const param = `$${values.length + 1}::timestamptz`;
-    let used = false;
-    const out = text.replace(this.pattern, (_m, quoted: string) => {
-      used = true;
-      return `${quoteIdent(this.schema)}.${quoteIdent(asOfFunction(quoted.slice(1, -1).replace(/""/g, '"')))}(${param})`;
-    });
-    return used ? { text: out, values: [...values, asOf] } : { text, values };
-  }
-}
-
-const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** The tables of `schema` that keep history (those with a history table) and history's start. */
 export async function loadHistoryReads(run: RunSql, schema: string): Promise<HistoryReads | null> {
