@@ -290,6 +290,28 @@ const graphql = (r) => {
   };
 };
 
+const asOf = (r) => ({
+  title: 'Time travel: as_of reads and the cost of history (issue 27)',
+  about: `${r.sites.toLocaleString('en-US')} sites in dcim, each changed ${r.changes_per_site} times (${r.history_rows.toLocaleString('en-US')} versions); pages as of the moment after change ${Math.ceil(r.changes_per_site / 2)} against the same pages now, ${r.runs} interleaved runs, medians; writes with the site table's history triggers off and on, interleaved.`,
+  rows: [
+    ...r.pages.map((p) => ({
+      figure: `GET sites ?${p.query}: as_of / now`,
+      value: p.ratio,
+      unit: '×',
+      goal: atMost(r.goals.as_of_vs_now),
+      beside: `${format(p.as_of_ms)} ms vs ${format(p.now_ms)} ms; statements ${p.statements.as_of} vs ${p.statements.now}`,
+    })),
+    { figure: 'statements: as_of page = current page', value: r.pages.every((p) => p.statements.as_of === p.statements.now) ? 'equal' : 'differ', unit: '', goal: { text: 'equal', met: r.pages.every((p) => p.statements.as_of === p.statements.now) } },
+    ...[['bulk_create_1000', 'bulk create of 1,000 sites'], ['bulk_update_1000', 'bulk PATCH of 1,000 sites']].map(([k, label]) => ({
+      figure: `history's cost on a ${label}`,
+      value: r[k].overhead_pct,
+      unit: '%',
+      goal: atMost(r.goals.history_overhead_pct),
+      beside: `${format(r[k].with_history_ms)} ms with history, ${format(r[k].without_ms)} ms without`,
+    })),
+  ],
+});
+
 /** Result file name -> extractor. The order is RESULTS.md's. */
 const EXTRACTORS = {
   'tenants-list': tenantsList,
@@ -307,6 +329,7 @@ const EXTRACTORS = {
   'device-types': deviceTypes,
   graphql,
   consistency,
+  'as-of': asOf,
 };
 
 module.exports = { EXTRACTORS, met, format };

@@ -54,6 +54,7 @@ export const baseConfigSchema = {
   MAX_BODY_SIZE: Joi.number().integer().min(1024).default(10 * 1024 * 1024),
   AMQP_URL: Joi.string().uri({ scheme: ['amqp', 'amqps'] }).empty('').optional(),
   CHANGELOG_RETENTION: Joi.number().integer().min(0).default(90),
+  HISTORY_RETENTION: Joi.number().integer().min(0).default(0),
   CONSISTENCY_WAIT_MS: Joi.number().integer().min(0).default(2000),
   TEMPLATE_TIME_LIMIT_MS: Joi.number().integer().min(1).default(2000),
   TEMPLATE_OUTPUT_LIMIT: Joi.number().integer().min(1).default(32 * 1024 * 1024),
@@ -90,6 +91,12 @@ export interface BaseConfig {
    * by-request filters read.
    */
   CHANGELOG_RETENTION: number;
+  /**
+   * Days every object's past versions are kept for `?as_of=` reads and diffs
+   * (0, the default, keeps them all); older versions are pruned hourly and
+   * `as_of` before the cut-off is a 400.
+   */
+  HISTORY_RETENTION: number;
   /**
    * Longest a write's answer waits for the other services that show its
    * objects to apply its events (ms); past it the answer names them in

@@ -4,6 +4,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 export interface RequestContext {
   requestId: string;
   queries: number;
+  /** A read as of this moment (ISO 8601, `?as_of=`): the database layer reads every table from its history. */
+  asOf?: string;
 }
 
 const storage = new AsyncLocalStorage<RequestContext>();

@@ -1,4 +1,8 @@
-import type { Worker } from './service';
+/** Background work of a service (consumers, timers): started once it listens, stopped once its HTTP server has drained. */
+export interface Worker {
+  start(): void | Promise<void>;
+  stop(): Promise<void>;
+}
 
 /**
  * Background work run once at start and then every `everyMs` while the

@@ -18,16 +18,13 @@ import { Consistency, OutboxRelay, brokerReachable, subscribeChanges, waitForBro
 import { ConsistencyGate, type Reads, Db, waitForDatabase, type AfterCommit, type ExtrasApi, type ModelDef, areaOf, type ServiceContext, migrate, type Migration } from './model';
 import { RemoteExtras, ensureProjections, projectedModels, tagProjection } from './projections';
 import { mountModel, mountInternal } from './http';
-import { baseUrl, ensureConfigContextFunctions } from './read';
+import { asOfGate, baseUrl, ensureConfigContextFunctions, ensureHistory, pruneHistory } from './read';
+import { periodic, type Worker } from './periodic';
 import { projectionFeed, projectionQueue, type ProjectionFeed } from './references';
 import { registerServiceGauges } from './service-metrics';
 import { mountGraphql } from './graphql';
 
-/** Background work of a service (consumers, timers): started once it listens, stopped once its HTTP server has drained. */
-export interface Worker {
-  start(): void | Promise<void>;
-  stop(): Promise<void>;
-}
+export type { Worker } from './periodic';
 
 export interface RestServiceOptions {
   /** Service name; also its database schema. */
@@ -122,7 +119,7 @@ export function createRestService(opts: RestServiceOptions): RestService {
     : null;
   // other services' objects this one refers to or counts, kept locally from their events
   const projections = projectionFeed(ctx, config);
-  const workers = opts.workers?.(ctx) ?? [];
+  const workers = [...(opts.workers?.(ctx) ?? []), ...historyRetention(ctx, config.HISTORY_RETENTION)];
   const background = lifecycle(opts, ctx, { hub, relay, projections, workers });
   const service: RestService = {
     ctx,
@@ -134,6 +131,7 @@ export function createRestService(opts: RestServiceOptions): RestService {
       if (applied.length) log.info({ applied }, 'migrations applied');
       await ensureProjections(ctx);
       await ensureConfigContextFunctions(ctx);
+      await ensureHistory(ctx);
       return applied;
     },
     async start(port = config.PORT) {
@@ -231,6 +229,8 @@ function serviceApp(opts: RestServiceOptions, ctx: ServiceContext): Express {
         res.locals.identity = identity;
         next();
       });
+      // ?as_of=: reads in the past, writes refused (read/as-of.ts)
+      app.use(asOfGate(ctx));
       mountInternal(app, ctx);
       mountGraphql(app, ctx, config.INTERNAL_TOKEN_SECRET);
       for (const area of [opts.area, ...(opts.areas ?? [])]) {
@@ -246,6 +246,13 @@ function serviceApp(opts: RestServiceOptions, ctx: ServiceContext): Express {
       app.use((_req, _res, next) => next(new NotFound()));
     },
   });
+}
+
+/** Hourly pruning of versions older than `HISTORY_RETENTION` days (none when 0: history is kept whole). */
+function historyRetention(ctx: ServiceContext, days: number): Worker[] {
+  if (!days) return [];
+  const prune = () => pruneHistory(ctx, days).catch((err: unknown) => ctx.log.warn({ err }, 'history pruning failed'));
+  return [periodic(prune, 3_600_000)];
 }
 
 /**

@@ -6,6 +6,7 @@ import type { Client, Reply } from './http';
 import { OpenApiChecker } from './openapi-check';
 import { FUZZ_RUNS, SchemaProbe, timed, type Declared, type PassContext } from './probe';
 import { readOptionsTests } from './read-options-check';
+import { asOfTests } from './as-of-check';
 import { crossServiceTests, tagConsistencyTests } from './cross-service-check';
 import type { Stack } from './stack';
 
@@ -308,6 +309,8 @@ export function runModelContract(title: string, o: ContractOptions): void {
 
     // fields=, omit=, count=false, start= and cursor= pages (read-options-check.ts)
     readOptionsTests(pass);
+    // as_of reads and diffs (docs/decisions/034)
+    asOfTests(pass);
     crossServiceTests(o, pass);
     tagConsistencyTests(o, pass);
 

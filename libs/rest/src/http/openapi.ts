@@ -196,6 +196,22 @@ const FIELD_PARAMETERS: Schema[] = [
   { name: 'omit', in: 'query', required: false, description: 'Comma-separated fields to leave out (not computed). Ignored when `fields` is given.', schema: { type: 'string' } },
 ];
 
+/** `as_of` (ours, read/as-of.ts), on every GET: the answer as the inventory stood at that moment. */
+export const AS_OF_PARAMETER: Schema = {
+  name: 'as_of',
+  in: 'query',
+  required: false,
+  description:
+    'Read as of this moment (ISO 8601; no zone: UTC): the same answer as the inventory gave then, deleted objects included as they were. In the future, before history starts, or malformed: 400. Not on writes (400).',
+  schema: { type: 'string', format: 'date-time' },
+};
+
+/** `from` and `to` of a diff (ISO 8601; `to` defaults to now). */
+const DIFF_PARAMETERS: Schema[] = [
+  { name: 'from', in: 'query', required: true, description: 'Start of the period (ISO 8601).', schema: { type: 'string', format: 'date-time' } },
+  { name: 'to', in: 'query', required: false, description: 'End of the period (ISO 8601); now when absent.', schema: { type: 'string', format: 'date-time' } },
+];
+
 /** Read options of a list beyond NetBox 3.7 (see read-options.ts). */
 const READ_PARAMETERS: Schema[] = [
   ...FIELD_PARAMETERS,
@@ -258,6 +274,7 @@ export function listParameters(filters: FilterDef[]): Schema[] {
     { name: 'exclude', in: 'query', required: false, schema: { type: 'string' } },
     ...READ_PARAMETERS,
     ...LIST_ACTION_PARAMETERS,
+    AS_OF_PARAMETER,
   ];
   const seen = new Set(params.map((p) => p.name));
   for (const def of filters) {
@@ -339,7 +356,7 @@ export function modelOpenApi(model: ModelDef, area: string, local: Map<string, M
           }),
     },
     [detail]: {
-      get: { operationId: op('get', 'retrieve'), tags: [tag], parameters: [idParam, ...FIELD_PARAMETERS], responses: one },
+      get: { operationId: op('get', 'retrieve'), tags: [tag], parameters: [idParam, ...FIELD_PARAMETERS, AS_OF_PARAMETER], responses: one },
       ...(model.readOnly
         ? {}
         : {
@@ -354,12 +371,60 @@ export function modelOpenApi(model: ModelDef, area: string, local: Map<string, M
           }),
     },
   };
+  // what changed between two moments (diff.ts)
+  const diffList = listParameters(filters).filter((p) => !['as_of', 'export', 'fields', 'omit', 'count', 'start', 'cursor', 'brief', 'exclude', 'ordering'].includes(String(p.name)));
+  paths[`${list}diff/`] = {
+    get: {
+      operationId: op('get', 'diff_list'),
+      description: 'The objects of the list (its filters, matched at either moment) whose fields changed between `from` and `to`, in id order, paged.',
+      tags: [tag],
+      parameters: [...DIFF_PARAMETERS, ...diffList],
+      responses: { '200': { description: '', content: json(ref('PaginatedObjectDiffList')) }, ...ERRORS },
+    },
+  };
+  paths[`${detail}diff/`] = {
+    get: {
+      operationId: op('get', 'diff_retrieve'),
+      description: 'What changed on this object between `from` and `to`: each changed field with its two values; created and deleted objects as such.',
+      tags: [tag],
+      parameters: [idParam, ...DIFF_PARAMETERS],
+      responses: { '200': { description: '', content: json(ref('ObjectDiff')) }, ...ERRORS, '404': { description: 'Not found', content: json(ref('Detail')) } },
+    },
+  };
   return { paths, schemas };
 }
+
+const OBJECT_DIFF: Schema = {
+  type: 'object',
+  properties: {
+    id: { type: 'integer' },
+    url: { type: 'string', format: 'uri' },
+    display: { type: 'string' },
+    action: { type: 'string', enum: ['created', 'deleted', 'updated', 'unchanged'] },
+    changes: {
+      type: 'object',
+      additionalProperties: { type: 'object', properties: { from: { nullable: true }, to: { nullable: true } }, required: ['from', 'to'] },
+    },
+  },
+  required: ['id', 'action', 'changes'],
+};
 
 /** Schemas every document shares. */
 export const COMMON_SCHEMAS: Schema = {
   Detail: { type: 'object', properties: { detail: { type: 'string' } }, required: ['detail'] },
+  ObjectDiff: { ...OBJECT_DIFF, properties: { from: { type: 'string', format: 'date-time' }, to: { type: 'string', format: 'date-time' }, ...(OBJECT_DIFF.properties as Schema) } },
+  PaginatedObjectDiffList: {
+    type: 'object',
+    required: ['count', 'results'],
+    properties: {
+      count: { type: 'integer' },
+      next: { type: 'string', nullable: true, format: 'uri' },
+      previous: { type: 'string', nullable: true, format: 'uri' },
+      from: { type: 'string', format: 'date-time' },
+      to: { type: 'string', format: 'date-time' },
+      results: { type: 'array', items: OBJECT_DIFF },
+    },
+  },
   BriefTag: {
     type: 'object',
     properties: {

@@ -1,6 +1,7 @@
 import type { Express } from 'express';
 import { MethodNotAllowed } from '@inventory/core';
 import { modelHandlers } from './handlers';
+import { listDiffHandler, objectDiffHandler } from './diff';
 import { type ModelDef, areaOf, type ServiceContext } from '../model';
 
 /** The list and detail routes of one model, all from its declaration: a verb table over the handlers. */
@@ -17,6 +18,18 @@ export function mountModel(app: Express, ctx: ServiceContext, model: ModelDef): 
     if (writable && req.method === 'PUT') return h.bulkUpdate(req, res, false);
     if (writable && req.method === 'PATCH') return h.bulkUpdate(req, res, true);
     if (writable && req.method === 'DELETE') return h.bulkDestroy(req, res);
+    throw new MethodNotAllowed(req.method);
+  });
+
+  // what changed between two moments (diff.ts); before `:id/`, which would take `diff` for an id
+  app.all(`${listPath}diff/`, async (req, res) => {
+    res.setHeader('Allow', 'GET, HEAD, OPTIONS');
+    if (req.method === 'GET' || req.method === 'HEAD') return listDiffHandler(ctx, model, req, res);
+    throw new MethodNotAllowed(req.method);
+  });
+  app.all(`${listPath}:id/diff/`, async (req, res) => {
+    res.setHeader('Allow', 'GET, HEAD, OPTIONS');
+    if (req.method === 'GET' || req.method === 'HEAD') return objectDiffHandler(ctx, model, req, res);
     throw new MethodNotAllowed(req.method);
   });
 

@@ -1,4 +1,5 @@
 import type { RouteDecl, RouteOperation, RouteVerb } from './routes';
+import { AS_OF_PARAMETER } from './openapi';
 
 type Schema = Record<string, unknown>;
 
@@ -27,7 +28,8 @@ function pathParameters(route: RouteDecl): Schema[] {
 }
 
 function operation(route: RouteDecl, verb: RouteVerb, op: RouteOperation): Schema {
-  const params = [...pathParameters(route), ...(op.query ?? [])];
+  // every GET reads as of a past moment too (read/as-of.ts)
+  const params = [...pathParameters(route), ...(op.query ?? []), ...(verb === 'get' ? [AS_OF_PARAMETER] : [])];
   const content: Schema = { ...json(op.response) };
   for (const [type, schema] of Object.entries(op.alternatives ?? {})) content[type] = { schema };
   const responses: Schema = {

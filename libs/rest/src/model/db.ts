@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { currentContext, safeUrl, waitFor, type Logger } from '@inventory/core';
 import { type Sql, Prepared, render, quoteIdent } from '@inventory/filtering';
+import type { HistoryReads } from './history-reads';
 
 // Timestamps keep their microseconds (JS Dates would drop them); bigint counts and ids become numbers.
 pg.types.setTypeParser(1184, (v) => v); // timestamptz
@@ -54,6 +55,8 @@ export class Db implements Queryable {
   /** How often each recent statement text ran, and the texts run by name (see `nameFor`). */
   private readonly runs = new Map<string, number>();
   private readonly named = new Set<string>();
+  /** The tables read in the past by an `as_of` request (history.ts); null before start or without history. */
+  history: HistoryReads | null = null;
 
   constructor(
     private readonly url: string,
@@ -75,7 +78,9 @@ export class Db implements Queryable {
   async run(client: pg.Pool | pg.PoolClient, statement: Sql): Promise<Record<string, unknown>[]> {
     const ctx = currentContext();
     if (ctx) ctx.queries++;
-    const { text, values } = render(statement);
+    let { text, values } = render(statement);
+    // a request read as of a past moment reads every table from its history (read/as-of.ts)
+    if (ctx?.asOf && this.history) ({ text, values } = this.history.rewrite(text, values, ctx.asOf));
     if (statement instanceof Prepared) return this.runPrepared(client, statement, text, values);
     const name = this.nameFor(text);
     if (!name) return (await client.query(text, values)).rows;

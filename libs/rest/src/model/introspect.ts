@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { historyDdl } from './history';
 import type { ModelDef } from './model';
 import { connectSequelize, createModelTables, migrate, type Migration } from './schema';
 import { sharedTableStatements } from './shared-tables';
@@ -177,6 +178,9 @@ export async function schemaDrift(opts: {
     await createModelTables(sequelize.getQueryInterface(), scratch, opts.models);
     for (const statement of sharedTableStatements(scratch)) await sequelize.query(statement);
     for (const statement of opts.extra?.(scratch) ?? []) await sequelize.query(statement);
+    // every table's history, by the rule the history migration follows (history.ts)
+    const run = async (text: string) => (await sequelize.query(text))[0] as Record<string, unknown>[];
+    for (const statement of await historyDdl(run, scratch)) await sequelize.query(statement);
   } finally {
     await sequelize.close();
   }

@@ -4,6 +4,7 @@
  * a request asks for (identity, permitted scope, brief). Imports `model` and
  * `projections`.
  */
+export { AS_OF_PARAM, asOfGate, ensureHistory, parseAsOf, pruneHistory, readAt } from './as-of';
 export { CONFIG_CONTEXT_KEY, ensureConfigContextFunctions, excludesConfigContext, ids, placeConfigContext, relatedId, treeIds } from './config-context';
 export { contentTypeIdFilter, contentTypesFilter, contentTypesIdFilter } from './content-type-filters';
 export { exportTarget, sendExport } from './export';

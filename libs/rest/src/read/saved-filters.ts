@@ -16,7 +16,7 @@ import { projection, projectedTextList } from '../projections';
 export const SAVED_FILTER_LABEL = 'extras.savedfilter';
 
 /** Query parameters of a list that are not filters: saved filters and exports. */
-export const LIST_ACTION_PARAMS: readonly string[] = ['filter', 'filter_id', 'export'];
+export const LIST_ACTION_PARAMS: readonly string[] = ['filter', 'filter_id', 'export', 'as_of'];
 
 /**
  * The saved filters a caller may see and use, as SQL over a row with

@@ -1,4 +1,4 @@
-import { sharedTables, type Migration } from '@inventory/rest';
+import { historyTables, sharedTables, type Migration } from '@inventory/rest';
 import { initial } from './0001_initial';
 import { authAttempts } from './0002_auth_attempts';
 import { indexNames } from './0003_index_names';
@@ -24,4 +24,5 @@ export const migrations: Migration[] = [
   dashboards,
   // the library's migration of the tables every service has: its history made them already, so it finds them
   sharedTables,
+  historyTables,
 ];
