@@ -158,5 +158,14 @@ export function imageVariables(): { schemaVars: Map<string, SchemaVar>; reads: M
     }
   }
   const files = [...imagePackages().flatMap((dir) => sourceFiles(path.join(ROOT, dir, 'src'))), ...imageScripts().map((f) => path.join(ROOT, f))];
-  return { schemaVars: vars, reads: envReads(files) };
+  const reads = envReads(files);
+  for (const name of SOURCES_ONLY) reads.delete(name);
+  return { schemaVars: vars, reads };
 }
+
+/**
+ * Read only where the TypeScript sources run as they are (the tests): the
+ * loader that threads started from them need (libs/templates' render pool).
+ * Set by the test run and ts-register itself, never configured.
+ */
+const SOURCES_ONLY = ['TS_REGISTER'];

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { createModelTables, sharedTables, defineModel, f, schemaDrift, type Migration, type ModelDef, type SchemaDescription } from '@inventory/rest';
+import { createModelTables, historyTables, sharedTables, defineModel, f, schemaDrift, type Migration, type ModelDef, type SchemaDescription } from '@inventory/rest';
 import { diffSchemas } from '../src/model/introspect';
 import { objectName, uniqueIndexName } from '../src/model/schema';
 import { uniqueViolation } from '../src/write/write';
@@ -21,7 +21,7 @@ const widget = defineModel({
 });
 
 /** The history: one migration that created the declarations as they were. */
-const released: Migration[] = [{ name: '0001_initial', up: ({ qi, schema }) => createModelTables(qi, schema, [group, widget]) }, sharedTables];
+const released: Migration[] = [{ name: '0001_initial', up: ({ qi, schema }) => createModelTables(qi, schema, [group, widget]) }, sharedTables, historyTables];
 
 const changed = (fields: Partial<ModelDef['fields']>, more: Partial<ModelDef> = {}): ModelDef =>
   ({ ...widget, ...more, fields: { ...widget.fields, ...fields } }) as ModelDef;
@@ -83,10 +83,11 @@ describe('schemaDrift', () => {
     ]);
   });
 
-  test('when a field was added without a migration, then the missing column is reported', async () => {
+  test('when a field was added without a migration, then the missing column is reported, in the table and in its history', async () => {
     const models = [group, changed({ size: f.integer() })];
     expect(await schemaDrift({ url: db.url, schema: 'added', models, migrations: released })).toEqual([
       'added.widget: column size: expected (integer), missing',
+      'added.widget__history: column size: expected (integer), missing',
     ]);
   });
 
