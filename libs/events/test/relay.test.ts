@@ -244,16 +244,12 @@ test('when the relay is killed mid-batch (published, confirms not back, rows unm
 
     // the crash: its database session goes (and its advisory lock with it), its broker connection drops
     proxy.down();
-    // its session may be between connections (a loaded machine lets the confirm timeout pass): kill it once it is there
-    let killed: unknown[] = [];
-    await until(async () => {
-      ({ rows: killed } = await pool.query(
-        `SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()`,
-        [`outbox-relay:${SCHEMA}`],
-      ));
-      return killed.length >= 1;
-    });
-    expect(killed.length).toBeGreaterThanOrEqual(1);
+    // its session is killed where it still waits for the confirms; where it already saw the broker go (a loaded
+    // machine), it is between connections, each of them a moment long and ended by the refused broker: either way
+    // it holds no lock now (polling for one of those moments made this test flaky under load)
+    await pool.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()`, [
+      `outbox-relay:${SCHEMA}`,
+    ]);
     await first.stop(); // dead: it never connects again
     const publishedByFirst = first.published;
     expect(publishedByFirst).toBe(1); // the warm-up only: the batch was never marked
