@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { startRabbitMQ, type RunningRabbit } from '@inventory/infra';
+import { scratchDir } from './scratch';
 
 let shared: RunningRabbit | null = null;
 
@@ -33,7 +34,7 @@ function claimVhost(): string | undefined {
 export async function startBroker(): Promise<{ url: string; stop(): Promise<void> }> {
   const vhostUrl = claimVhost();
   if (vhostUrl) return { url: vhostUrl, stop: async () => undefined };
-  shared ??= await startRabbitMQ({ log: () => undefined });
+  shared ??= await startRabbitMQ({ dataDir: scratchDir(), log: () => undefined });
   const rabbit = shared;
   return {
     url: rabbit.url,

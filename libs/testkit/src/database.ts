@@ -1,13 +1,14 @@
 import { createHash, randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { startPostgres, type RunningPostgres } from '@inventory/infra';
+import { scratchDir } from './scratch';
 
 let own: RunningPostgres | null = null;
 
 /** The server URL: the run's shared server, or one started for this worker. */
 async function serverUrl(): Promise<string> {
   if (process.env.TEST_DATABASE_URL) return process.env.TEST_DATABASE_URL;
-  own ??= await startPostgres({ log: () => undefined });
+  own ??= await startPostgres({ dataDir: scratchDir(), log: () => undefined });
   return own.url;
 }
 

@@ -4,6 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { startPostgres, startRabbitMQ } from '../../infra/src';
+import { scratchDir } from './scratch';
 
 /** Virtual hosts on the run's broker, one per stack or suite that asks `startBroker()` for its own. */
 const SUITE_VHOSTS = Array.from({ length: 96 }, (_, i) => `suite-${i + 1}`);
@@ -19,9 +20,11 @@ const SUITE_VHOSTS = Array.from({ length: 96 }, (_, i) => `suite-${i + 1}`);
  */
 export default async function globalSetup(): Promise<void> {
   const g = globalThis as Record<string, unknown>;
+  // the servers' data in memory when there is room (scratch.ts): each test file's database is cloned in a tenth of the time
+  const dataDir = scratchDir();
   const [pg, rabbit] = await Promise.allSettled([
-    startPostgres({ log: () => undefined }),
-    startRabbitMQ({ vhosts: SUITE_VHOSTS, log: () => undefined }),
+    startPostgres({ dataDir, log: () => undefined }),
+    startRabbitMQ({ dataDir, vhosts: SUITE_VHOSTS, log: () => undefined }),
   ]);
   if (pg.status === 'rejected' || rabbit.status === 'rejected') {
     // Do not leave the one that did start running.

@@ -71,21 +71,16 @@ export class Client {
     const identity = opts.identity !== undefined ? opts.identity : this.defaults.identity !== undefined ? this.defaults.identity : superuser;
     if (identity) {
       if (!this.defaults.audience) throw new Error(`Client for ${this.base}: no audience to mint the identity for (pass { audience } or use stack.client(service))`);
-      headers[IDENTITY_HEADER] = mintIdentity(identity, this.defaults.audience, this.defaults.secret);
+      headers[IDENTITY_HEADER] = mintedFor(identity, this.defaults.audience, this.defaults.secret);
     }
-    let body: string | FormData | undefined;
-    if (opts.form !== undefined) body = opts.form;
-    else if (opts.raw !== undefined) body = opts.raw;
+    if (opts.form !== undefined) return viaFetch<T>(method, this.base + path, headers, opts.form);
+    let body: string | undefined;
+    if (opts.raw !== undefined) body = opts.raw;
     else if (opts.body !== undefined) {
       body = JSON.stringify(opts.body);
       headers['content-type'] ??= 'application/json';
     }
-    if (this.defaults.newConnection && !(body instanceof FormData)) return oneConnection<T>(method, this.base + path, headers, body);
-    const res = await fetch(this.base + path, { method, headers, body, redirect: 'manual' });
-    const text = await res.text();
-    let parsed: unknown = undefined;
-    if (text && (res.headers.get('content-type') ?? '').includes('json')) parsed = JSON.parse(text);
-    return { status: res.status, headers: res.headers, body: parsed as T, text };
+    return send<T>(method, this.base + path, headers, body, this.defaults.newConnection ? false : keepAlive);
   }
 
   get<T = any>(path: string, opts?: RequestOptions) {
@@ -108,22 +103,75 @@ export class Client {
   }
 }
 
-/** One request on a TCP connection of its own, closed after the answer. */
-function oneConnection<T>(method: string, url: string, headers: Record<string, string>, body: string | undefined): Promise<Reply<T>> {
+/**
+ * Minted identities, reused while they have more than a minute to live: a
+ * request costs no signature, and the service's cache of verified tokens
+ * hits (a token minted per request never would).
+ */
+const minted = new Map<string, { token: string; until: number }>();
+const IDENTITY_TTL_S = 300;
+
+function mintedFor(identity: Identity, audience: string, secret = TEST_SECRET): string {
+  const key = `${audience}\0${secret}\0${JSON.stringify(identity)}`;
+  const hit = minted.get(key);
+  if (hit && hit.until > Date.now()) return hit.token;
+  const token = mintIdentity(identity, audience, secret);
+  if (minted.size > 1000) minted.clear();
+  minted.set(key, { token, until: Date.now() + (IDENTITY_TTL_S - 60) * 1000 });
+  return token;
+}
+
+/**
+ * Kept-alive connections for every client of the test process: node's own
+ * http is several times cheaper per request than fetch, and the suite sends
+ * hundreds of thousands of them. Idle sockets close before a server's
+ * 5-second keep-alive would close them under a request.
+ */
+const keepAlive = new http.Agent({ keepAlive: true, timeout: 4_000 });
+
+/** Multipart bodies (uploads) go through fetch, which writes the boundary. */
+async function viaFetch<T>(method: string, url: string, headers: Record<string, string>, body: FormData): Promise<Reply<T>> {
+  const res = await fetch(url, { method, headers, body, redirect: 'manual' });
+  return reply<T>(res.status, res.headers, await res.text());
+}
+
+function reply<T>(status: number, headers: Headers, text: string): Reply<T> {
+  const parsed = text && (headers.get('content-type') ?? '').includes('json') ? JSON.parse(text) : undefined;
+  return { status, headers, body: parsed as T, text };
+}
+
+/**
+ * One request: on a kept-alive connection, or (agent false) on a TCP
+ * connection of its own, closed after the answer. A kept-alive socket the
+ * server closed just as it was reused fails before any answer: that request
+ * never reached the server and is sent again once, as node's docs advise.
+ */
+function send<T>(method: string, url: string, headers: Record<string, string>, body: string | undefined, agent: http.Agent | false, retried = false): Promise<Reply<T>> {
+  // node sends a DELETE's (or GET's) body without a length unless told it: the server would see none
+  const sent = body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) };
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method, headers: { ...headers, connection: 'close' }, agent: false }, (res) => {
+    const req = http.request(url, { method, headers: agent ? sent : { ...sent, connection: 'close' }, agent }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('error', reject);
       res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
         const replyHeaders = new Headers();
-        for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) replyHeaders.set(k, Array.isArray(v) ? v.join(', ') : v);
-        const parsed = text && (res.headers['content-type'] ?? '').includes('json') ? JSON.parse(text) : undefined;
-        resolve({ status: res.statusCode ?? 0, headers: replyHeaders, body: parsed as T, text });
+        for (const [k, v] of Object.entries(res.headers)) {
+          if (v === undefined) continue;
+          if (Array.isArray(v)) for (const one of v) replyHeaders.append(k, one);
+          else replyHeaders.set(k, v);
+        }
+        try {
+          resolve(reply<T>(res.statusCode ?? 0, replyHeaders, Buffer.concat(chunks).toString('utf8')));
+        } catch (err) {
+          reject(err);
+        }
       });
     });
-    req.on('error', reject);
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      if (agent && req.reusedSocket && !retried && err.code === 'ECONNRESET') resolve(send<T>(method, url, headers, body, agent, true));
+      else reject(err);
+    });
     req.end(body);
   });
 }
