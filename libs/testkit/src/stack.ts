@@ -135,11 +135,11 @@ function declared(value: unknown, parents: object[] = []): unknown {
 }
 
 /**
- * The template of a stack whose services are the real ones: keyed by each
- * service's schema and models (a stand-in with models of its own never
- * shares the real service's template; replicas count once), built by the
- * stack's own factories migrating an empty database (their migrations,
- * projection tables and functions, as a start does) with no broker.
+ * The template of a stack whose services are the real ones: a part per
+ * service, keyed by its schema and models (a stand-in with models of its own
+ * never shares the real service's part; replicas count once), built by the
+ * stack's own factory migrating it (its migrations, projection tables and
+ * functions, as a start does) with no broker.
  */
 function stackTemplate(factories: Record<string, ServiceFactory>, env: Record<string, string>): DatabaseTemplate | undefined {
   const config = (url: string) => {
@@ -155,18 +155,18 @@ function stackTemplate(factories: Record<string, ServiceFactory>, env: Record<st
     if (migratable(svc)) schemas.set(JSON.stringify([svc.ctx.name, declared(svc.ctx.models)]), factory);
   }
   if (!schemas.size) return undefined;
-  const key = [...schemas.keys()].sort();
+  // a part per service schema: stacks of other services share what they have in common (database.ts)
   return {
-    key: JSON.stringify(key),
-    async build(url) {
-      for (const k of key) {
-        const svc = schemas.get(k)!(config(url)) as Startable & Migratable;
+    parts: [...schemas].map(([key, factory]) => ({
+      key,
+      async build(url: string) {
+        const svc = factory(config(url)) as Startable & Migratable;
         try {
           await svc.migrate();
         } finally {
           await svc.ctx.db.close();
         }
-      }
-    },
+      },
+    })),
   };
 }
