@@ -14,3 +14,4 @@ export * from './paced';
 export * from './browser';
 export * from './pages';
 export * from './metrics';
+export * from './gateway-user';

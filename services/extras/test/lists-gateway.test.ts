@@ -1,4 +1,4 @@
-import { bootStack, Client, eventually, type Reply, type Stack } from '@inventory/testkit';
+import { bootStack, Client, eventually, type Reply, type Stack, gatewayUser } from '@inventory/testkit';
 import type { RestService } from '@inventory/rest';
 import { bootstrapAdmin, createService as users } from '@inventory/users';
 import { createService as extras } from '@inventory/extras';
@@ -42,12 +42,7 @@ const listed = async (c: Client, query: string) => ids(ok(await c.get(`${DEV}?${
 const where = (test: (d: Obj) => boolean) => ids(devices.filter(test));
 
 /** A user with a token and the given permissions, as a client of the gateway. */
-async function user(name: string, permissions: { object_types: string[]; actions: string[] }[]): Promise<{ client: Client; id: number }> {
-  const u = await made(admin, '/api/users/users/', { username: name, password: `${name}-password-1` });
-  for (const [i, p] of permissions.entries()) await made(admin, '/api/users/permissions/', { name: `${name} ${i}`, ...p, users: [u.id] });
-  const token = ok(await new Client(stack.urls.gateway, { identity: null }).post('/api/users/tokens/provision/', { username: name, password: `${name}-password-1` }), 201, 'token').body;
-  return { client: new Client(stack.urls.gateway, { identity: null, headers: { authorization: `Token ${token.key}` } }), id: u.id };
-}
+const user = (name: string, permissions: { object_types: string[]; actions: string[] }[]) => gatewayUser(stack, name, permissions, admin);
 
 beforeAll(async () => {
   stack = await bootStack({ extras, tenancy, users: (c) => (usersService = users(c)), dcim, gateway: stackGateway() }, { TEMPLATE_TIME_LIMIT_MS: '1500' }, { template: true });

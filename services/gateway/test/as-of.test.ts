@@ -1,4 +1,4 @@
-import { bootStack, eventually, Client, type Stack } from '@inventory/testkit';
+import { bootStack, eventually, Client, type Stack, gatewayUser } from '@inventory/testkit';
 import { createService as users } from '@inventory/users';
 import { createService as tenancy } from '@inventory/tenancy';
 import { createService as extras } from '@inventory/extras';
@@ -21,16 +21,9 @@ type Site = { id: number; name: string; slug: string; status: { value: string };
 
 beforeAll(async () => {
   stack = await bootStack({ users, tenancy, extras, dcim, gateway: stackGateway() }, {}, { template: true });
-  const admin = await stack.client('users').post('/api/users/users/', { username: 'admin', password: 'admin-password-1' });
-  await stack.client('users').post('/api/users/permissions/', {
-    name: 'all',
-    object_types: ['tenancy.tenant', 'dcim.site', 'dcim.region'],
-    actions: ['view', 'add', 'change', 'delete'],
-    users: [admin.body.id],
-  });
+  const { key } = await gatewayUser(stack, 'admin', [{ object_types: ['tenancy.tenant', 'dcim.site', 'dcim.region'] }]);
   gw = new Client(stack.urls.gateway, { identity: null });
-  const provisioned = await gw.post('/api/users/tokens/provision/', { username: 'admin', password: 'admin-password-1' }, { identity: null });
-  auth = { headers: { authorization: `Token ${provisioned.body.key}` }, identity: null };
+  auth = { headers: { authorization: `Token ${key}` }, identity: null };
 }, 120_000);
 afterAll(() => stack?.stop());
 

@@ -1,4 +1,4 @@
-import { bootStack, eventually, Client, type Stack } from '@inventory/testkit';
+import { bootStack, eventually, Client, type Stack, gatewayUser } from '@inventory/testkit';
 import { createService as users } from '@inventory/users';
 import { createService as tenancy } from '@inventory/tenancy';
 import { createService as extras } from '@inventory/extras';
@@ -24,16 +24,10 @@ beforeAll(async () => {
     dcim,
     gateway: stackGateway(),
   }, {}, { template: true });
-  const admin = await stack.client('users').post('/api/users/users/', { username: 'admin', password: 'admin-password-1' });
-  await stack.client('users').post('/api/users/permissions/', {
-    name: 'all',
-    object_types: ['tenancy.tenant', 'tenancy.tenantgroup', 'tenancy.contact', 'tenancy.contactrole', 'tenancy.contactassignment', 'dcim.site', 'dcim.region'],
-    actions: ['view', 'add', 'change', 'delete'],
-    users: [admin.body.id],
-  });
+  const types = ['tenancy.tenant', 'tenancy.tenantgroup', 'tenancy.contact', 'tenancy.contactrole', 'tenancy.contactassignment', 'dcim.site', 'dcim.region'];
+  const { key } = await gatewayUser(stack, 'admin', [{ object_types: types }]);
   gw = new Client(stack.urls.gateway, { identity: null });
-  const provisioned = await gw.post('/api/users/tokens/provision/', { username: 'admin', password: 'admin-password-1' }, { identity: null });
-  auth = { headers: { authorization: `Token ${provisioned.body.key}` }, identity: null };
+  auth = { headers: { authorization: `Token ${key}` }, identity: null };
 }, 120_000);
 afterAll(() => stack?.stop());
 

@@ -1,5 +1,5 @@
 import http from 'node:http';
-import { bootStack, Client, eventually, scrapeMetrics, startReceiver, type Exposition, type Stack, type TestReceiver } from '@inventory/testkit';
+import { bootStack, Client, eventually, scrapeMetrics, startReceiver, type Exposition, type Stack, type TestReceiver, gatewayUser } from '@inventory/testkit';
 import { createService as users } from '@inventory/users';
 import { createService as extras } from '@inventory/extras';
 import { createService as tenancy } from '@inventory/tenancy';
@@ -16,7 +16,6 @@ import { stackGateway } from '@inventory/gateway';
  */
 
 const USERNAME = 'metrics-admin';
-const PASSWORD = 'metrics-admin-password-1';
 const TENANTS = '/api/tenancy/tenants/';
 
 let stack: Stack;
@@ -45,14 +44,7 @@ beforeAll(async () => {
     webhooks: (config) => webhooks({ ...config, WEBHOOK_RETRY_SCHEDULE: '0.2' }),
     gateway: stackGateway(),
   }, {}, { template: true });
-  const admin = await stack.client('users').post('/api/users/users/', { username: USERNAME, password: PASSWORD });
-  expect(admin.status).toBe(201);
-  const perm = await stack.client('users').post('/api/users/permissions/', { name: 'metrics', object_types: ['tenancy.tenant'], actions: ['view', 'add'], users: [admin.body.id] });
-  expect(perm.status).toBe(201);
-  const provisioned = await new Client(stack.urls.gateway, { identity: null }).post('/api/users/tokens/provision/', { username: USERNAME, password: PASSWORD });
-  expect(provisioned.status).toBe(201);
-  token = provisioned.body.key;
-  gw = new Client(stack.urls.gateway, { identity: null, headers: { authorization: `Token ${token}` } });
+  ({ client: gw, key: token } = await gatewayUser(stack, USERNAME, [{ object_types: ['tenancy.tenant'], actions: ['view', 'add'] }]));
   const hooks = stack.client('webhooks');
   for (const path of ['/flaky', '/down']) {
     const r = await hooks.post('/api/extras/webhooks/', { name: `metrics ${path}`, content_types: ['tenancy.tenant'], type_create: true, payload_url: `${rx.url}${path}` });

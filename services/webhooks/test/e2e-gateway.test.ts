@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import * as http from 'node:http';
 import { freePort } from '@inventory/infra';
-import { bootStack, Client, eventually, startReceiver, type Answer, type Received, type Stack, type TestReceiver } from '@inventory/testkit';
+import { bootStack, Client, eventually, startReceiver, type Answer, type Received, type Stack, type TestReceiver, gatewayUser } from '@inventory/testkit';
 import { createService as users } from '@inventory/users';
 import { createService as extras } from '@inventory/extras';
 import { createService as tenancy } from '@inventory/tenancy';
@@ -45,19 +45,7 @@ beforeAll(async () => {
     webhooks: (config) => webhooks({ ...config, WEBHOOK_RETRY_SCHEDULE: '0.2,0.4' }),
     gateway,
   }, {}, { template: true });
-  const admin = await stack.client('users').post('/api/users/users/', { username: USERNAME, password: 'hooks-e2e-password-1' });
-  expect(admin.status).toBe(201);
-  const perm = await stack.client('users').post('/api/users/permissions/', {
-    name: 'webhooks e2e',
-    object_types: ['extras.webhook', 'extras.webhookdelivery', 'extras.tag', 'dcim.site', 'tenancy.tenant'],
-    actions: ['view', 'add', 'change', 'delete'],
-    users: [admin.body.id],
-  });
-  expect(perm.status).toBe(201);
-  const provisioned = await new Client(stack.urls.gateway, { identity: null }).post('/api/users/tokens/provision/', { username: USERNAME, password: 'hooks-e2e-password-1' });
-  expect(provisioned.status).toBe(201);
-  tokenKey = provisioned.body.key;
-  gw = new Client(stack.urls.gateway, { identity: null, headers: { authorization: `Token ${tokenKey}` } });
+  ({ client: gw, key: tokenKey } = await gatewayUser(stack, USERNAME, [{ object_types: ['extras.webhook', 'extras.webhookdelivery', 'extras.tag', 'dcim.site', 'tenancy.tenant'] }]));
 }, 120_000);
 
 afterEach(async () => {

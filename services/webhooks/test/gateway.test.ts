@@ -1,4 +1,4 @@
-import { bootStack, Client, type Stack } from '@inventory/testkit';
+import { bootStack, Client, type Stack, gatewayUser } from '@inventory/testkit';
 import { createService as users } from '@inventory/users';
 import { createService as extras } from '@inventory/extras';
 import { stackGateway } from '@inventory/gateway';
@@ -14,18 +14,7 @@ const gateway = stackGateway();
 beforeAll(async () => {
   stack = await bootStack({ users, extras, webhooks, gateway }, {}, { template: true });
   base = stack.urls.gateway;
-  const admin = await stack.client('users').post('/api/users/users/', { username: 'hooks-admin', password: 'hooks-password-1' });
-  expect(admin.status).toBe(201);
-  await stack.client('users').post('/api/users/permissions/', {
-    name: 'webhooks all',
-    object_types: ['extras.webhook', 'extras.webhookdelivery', 'extras.eventrule', 'extras.tag'],
-    actions: ['view', 'add', 'change', 'delete'],
-    users: [admin.body.id],
-  });
-  const anon = new Client(base, { identity: null });
-  const provisioned = await anon.post('/api/users/tokens/provision/', { username: 'hooks-admin', password: 'hooks-password-1' });
-  expect(provisioned.status).toBe(201);
-  gw = new Client(base, { identity: null, headers: { authorization: `Token ${provisioned.body.key}` } });
+  gw = (await gatewayUser(stack, 'hooks-admin', [{ object_types: ['extras.webhook', 'extras.webhookdelivery', 'extras.eventrule', 'extras.tag'] }])).client;
 });
 afterAll(() => stack?.stop());
 
