@@ -11,7 +11,7 @@ export { baseUrl, pruneHistory, contentTypeIdFilter, contentTypesFilter, content
 export { awaitReaders, capture, insert, isPlainObject, notADict, noteTouched, prepare, remove, removeGenericReferrers, resolveLocal, resolveRefs, rewriteCustomFieldData, runChange, runWrite, update } from './write';
 export type { CustomFieldDataOp, Respond } from './write';
 export { eventSource, warmReferences } from './references';
-export { createObjects, modelOpenApi, mountRoute, RENDERED_SCHEMAS, renderConfigHandler, renderConfigRoute, renderOperation, schemaName } from './http';
+export { createObjects, modelOpenApi, mountRoute, pageSchema, RENDERED_SCHEMAS, renderConfigHandler, renderConfigRoute, renderOperation, schemaName } from './http';
 export type { RouteDecl, RouteHandler, RouteOperation } from './http';
 export { periodic } from './periodic';
 export { buildSubgraph, byIdField, rootName, typeName } from './graphql';

@@ -1,7 +1,7 @@
 import type { Express, Request, Response } from 'express';
 import { NotFound, sendJson } from '@inventory/core';
 import { sql, raw } from '@inventory/filtering';
-import { baseUrl, identityOf, mountRoute, parseId, pageLinks, parsePage, requirePermission, type ServiceContext } from '@inventory/rest';
+import { baseUrl, identityOf, mountRoute, parseId, pageLinks, pageSchema, parsePage, requirePermission, type ServiceContext } from '@inventory/rest';
 import { choiceSet } from './models/custom-fields';
 
 /**
@@ -29,16 +29,7 @@ export function mountChoices(app: Express, ctx: ServiceContext): void {
   });
 }
 
-const CHOICE_PAGE = {
-  type: 'object',
-  required: ['count', 'results'],
-  properties: {
-    count: { type: 'integer' },
-    next: { type: 'string', nullable: true, format: 'uri' },
-    previous: { type: 'string', nullable: true, format: 'uri' },
-    results: { type: 'array', items: { type: 'object', properties: { id: { type: 'string' }, display: { type: 'string' } }, required: ['id', 'display'] } },
-  },
-};
+const CHOICE_PAGE = pageSchema({ type: 'object', properties: { id: { type: 'string' }, display: { type: 'string' } }, required: ['id', 'display'] });
 
 async function choices(ctx: ServiceContext, req: Request, res: Response): Promise<void> {
   const scope = requirePermission(ctx, choiceSet, identityOf(res), 'view');

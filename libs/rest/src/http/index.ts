@@ -6,6 +6,6 @@
 export { RENDERED_SCHEMAS, renderConfigHandler, renderConfigRoute, renderOperation } from './config-templates';
 export { createObjects } from './handlers';
 export { mountInternal } from './internal';
-export { modelOpenApi, schemaName } from './openapi';
+export { modelOpenApi, pageSchema, schemaName } from './openapi';
 export { mountModel } from './router';
 export { allowOf, mountRoute, type RouteDecl, type RouteHandler, type RouteOperation, type RouteVerb } from './routes';

@@ -303,17 +303,8 @@ export function modelOpenApi(model: ModelDef, area: string, local: Map<string, M
     [`Brief${name}`]: objectSchema(model, local, 'brief'),
     [`${name}Request`]: requestSchema(model, false),
     [`Patched${name}Request`]: requestSchema(model, true),
-    [`Paginated${name}List`]: {
-      type: 'object',
-      required: ['count', 'results'],
-      properties: {
-        // null with count=false, start= and cursor=
-        count: { type: 'integer', nullable: true },
-        next: { type: 'string', nullable: true, format: 'uri' },
-        previous: { type: 'string', nullable: true, format: 'uri' },
-        results: { type: 'array', items: ref(name) },
-      },
-    },
+    // count is null with count=false, start= and cursor=
+    [`Paginated${name}List`]: pageSchema(ref(name), { nullableCount: true }),
   };
   const json = (schema: Schema) => ({ 'application/json': { schema } });
   // a model with file fields also takes one object as multipart/form-data
@@ -409,22 +400,29 @@ const OBJECT_DIFF: Schema = {
   required: ['id', 'action', 'changes'],
 };
 
+/**
+ * A page of a list as NetBox answers it (`count`, `next`, `previous`,
+ * `results` of `items`), with `extra` properties before the results.
+ */
+export function pageSchema(items: Schema, o: { nullableCount?: boolean; extra?: Schema } = {}): Schema {
+  return {
+    type: 'object',
+    required: ['count', 'results'],
+    properties: {
+      count: { type: 'integer', ...(o.nullableCount ? { nullable: true } : {}) },
+      next: { type: 'string', nullable: true, format: 'uri' },
+      previous: { type: 'string', nullable: true, format: 'uri' },
+      ...o.extra,
+      results: { type: 'array', items },
+    },
+  };
+}
+
 /** Schemas every document shares. */
 export const COMMON_SCHEMAS: Schema = {
   Detail: { type: 'object', properties: { detail: { type: 'string' } }, required: ['detail'] },
   ObjectDiff: { ...OBJECT_DIFF, properties: { from: { type: 'string', format: 'date-time' }, to: { type: 'string', format: 'date-time' }, ...(OBJECT_DIFF.properties as Schema) } },
-  PaginatedObjectDiffList: {
-    type: 'object',
-    required: ['count', 'results'],
-    properties: {
-      count: { type: 'integer' },
-      next: { type: 'string', nullable: true, format: 'uri' },
-      previous: { type: 'string', nullable: true, format: 'uri' },
-      from: { type: 'string', format: 'date-time' },
-      to: { type: 'string', format: 'date-time' },
-      results: { type: 'array', items: OBJECT_DIFF },
-    },
-  },
+  PaginatedObjectDiffList: pageSchema(OBJECT_DIFF, { extra: { from: { type: 'string', format: 'date-time' }, to: { type: 'string', format: 'date-time' } } }),
   BriefTag: {
     type: 'object',
     properties: {
