@@ -297,7 +297,6 @@ const ERRORS: Schema = {
 /** Paths and component schemas of one model, merged by the gateway into /api/schema/. */
 export function modelOpenApi(model: ModelDef, area: string, local: Map<string, ModelDef>, filters: FilterDef[]): { paths: Schema; schemas: Schema } {
   const name = schemaName(model);
-  const tag = area.charAt(0).toUpperCase() + area.slice(1);
   const schemas: Schema = {
     [name]: objectSchema(model, local, 'full'),
     [`Brief${name}`]: objectSchema(model, local, 'brief'),
@@ -306,83 +305,108 @@ export function modelOpenApi(model: ModelDef, area: string, local: Map<string, M
     // count is null with count=false, start= and cursor=
     [`Paginated${name}List`]: pageSchema(ref(name), { nullableCount: true }),
   };
-  const json = (schema: Schema) => ({ 'application/json': { schema } });
-  // a model with file fields also takes one object as multipart/form-data
-  const writes = (schema: Schema, one: Schema) => ({ ...json(schema), ...(model.uploads?.length ? { 'multipart/form-data': { schema: one } } : {}) });
-  const one = { '200': { description: '', content: json(ref(name)) }, ...ERRORS, '404': { description: 'Not found', content: json(ref('Detail')) } };
-  const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'integer' }, description: `A unique integer value identifying this ${model.verboseName}.` };
-  const list = `/api/${area}/${model.endpoint}/`;
-  const detail = `${list}{id}/`;
-  const op = (verb: string, suffix: string) => `${area}_${model.endpoint.replace(/-/g, '_')}_${suffix}`;
-  const paths: Schema = {
-    [list]: {
-      get: { operationId: op('get', 'list'), tags: [tag], parameters: listParameters(filters), responses: { '200': { description: '', content: json(ref(`Paginated${name}List`)) }, ...ERRORS } },
-      ...(model.readOnly
-        ? {}
-        : {
-            post: {
-              operationId: op('post', 'create'),
-              tags: [tag],
-              requestBody: { required: true, content: writes({ oneOf: [ref(`${name}Request`), { type: 'array', items: ref(`${name}Request`) }] }, ref(`${name}Request`)) },
-              responses: { '201': { description: '', content: json({ oneOf: [ref(name), { type: 'array', items: ref(name) }] }) }, ...ERRORS },
-            },
-            put: {
-              operationId: op('put', 'bulk_update'),
-              tags: [tag],
-              requestBody: { required: true, content: json({ type: 'array', items: ref(`${name}Request`) }) },
-              responses: { '200': { description: '', content: json({ type: 'array', items: ref(name) }) }, ...ERRORS },
-            },
-            patch: {
-              operationId: op('patch', 'bulk_partial_update'),
-              tags: [tag],
-              requestBody: { required: true, content: json({ type: 'array', items: ref(`Patched${name}Request`) }) },
-              responses: { '200': { description: '', content: json({ type: 'array', items: ref(name) }) }, ...ERRORS },
-            },
-            delete: {
-              operationId: op('delete', 'bulk_destroy'),
-              tags: [tag],
-              requestBody: { required: true, content: json({ type: 'array', items: { type: 'object', required: ['id'], properties: { id: { type: 'integer' } } } }) },
-              responses: { '204': { description: 'Deleted' }, ...ERRORS, '409': { description: 'Dependent objects', content: json(ref('Detail')) } },
-            },
-          }),
-    },
-    [detail]: {
-      get: { operationId: op('get', 'retrieve'), tags: [tag], parameters: [idParam, ...FIELD_PARAMETERS, AS_OF_PARAMETER], responses: one },
-      ...(model.readOnly
-        ? {}
-        : {
-            put: { operationId: op('put', 'update'), tags: [tag], parameters: [idParam], requestBody: { required: true, content: writes(ref(`${name}Request`), ref(`${name}Request`)) }, responses: one },
-            patch: { operationId: op('patch', 'partial_update'), tags: [tag], parameters: [idParam], requestBody: { content: writes(ref(`Patched${name}Request`), ref(`Patched${name}Request`)) }, responses: one },
-            delete: {
-              operationId: op('delete', 'destroy'),
-              tags: [tag],
-              parameters: [idParam],
-              responses: { '204': { description: 'Deleted' }, ...ERRORS, '404': { description: 'Not found', content: json(ref('Detail')) }, '409': { description: 'Dependent objects', content: json(ref('Detail')) } },
-            },
-          }),
-    },
-  };
-  // what changed between two moments (diff.ts)
-  const diffList = listParameters(filters).filter((p) => !['as_of', 'export', 'fields', 'omit', 'count', 'start', 'cursor', 'brief', 'exclude', 'ordering'].includes(String(p.name)));
-  paths[`${list}diff/`] = {
-    get: {
-      operationId: op('get', 'diff_list'),
-      description: 'The objects of the list (its filters, matched at either moment) whose fields changed between `from` and `to`, in id order, paged.',
-      tags: [tag],
-      parameters: [...DIFF_PARAMETERS, ...diffList],
-      responses: { '200': { description: '', content: json(ref('PaginatedObjectDiffList')) }, ...ERRORS },
-    },
-  };
-  paths[`${detail}diff/`] = {
-    get: {
-      operationId: op('get', 'diff_retrieve'),
-      description: 'What changed on this object between `from` and `to`: each changed field with its two values; created and deleted objects as such.',
-      tags: [tag],
-      parameters: [idParam, ...DIFF_PARAMETERS],
-      responses: { '200': { description: '', content: json(ref('ObjectDiff')) }, ...ERRORS, '404': { description: 'Not found', content: json(ref('Detail')) } },
-    },
-  };
+  const d = describing(model, area, filters);
+  const paths: Schema = { [d.list]: listPath(d), [d.detail]: detailPath(d), ...diffPaths(d) };
   return { paths, schemas };
+}
+
+/** What the paths of one model are written from. */
+interface Described {
+  model: ModelDef;
+  name: string;
+  tag: string;
+  filters: FilterDef[];
+  list: string;
+  detail: string;
+  idParam: Schema;
+  /** An operation id: `<area>_<endpoint>_<suffix>`. */
+  op: (suffix: string) => string;
+}
+
+function describing(model: ModelDef, area: string, filters: FilterDef[]): Described {
+  const list = `/api/${area}/${model.endpoint}/`;
+  return {
+    model,
+    name: schemaName(model),
+    tag: area.charAt(0).toUpperCase() + area.slice(1),
+    filters,
+    list,
+    detail: `${list}{id}/`,
+    idParam: { name: 'id', in: 'path', required: true, schema: { type: 'integer' }, description: `A unique integer value identifying this ${model.verboseName}.` },
+    op: (suffix) => `${area}_${model.endpoint.replace(/-/g, '_')}_${suffix}`,
+  };
+}
+
+const json = (schema: Schema) => ({ 'application/json': { schema } });
+const NOT_FOUND = { '404': { description: 'Not found', content: json(ref('Detail')) } };
+const DEPENDENT = { '409': { description: 'Dependent objects', content: json(ref('Detail')) } };
+
+/** A request body: JSON, and for a model with file fields also one object as multipart/form-data. */
+function writes(model: ModelDef, schema: Schema, one: Schema): Schema {
+  return { ...json(schema), ...(model.uploads?.length ? { 'multipart/form-data': { schema: one } } : {}) };
+}
+
+/** The list path: GET, and unless read-only the create and the bulk writes. */
+function listPath({ model, name, tag, filters, op }: Described): Schema {
+  const get = { operationId: op('list'), tags: [tag], parameters: listParameters(filters), responses: { '200': { description: '', content: json(ref(`Paginated${name}List`)) }, ...ERRORS } };
+  if (model.readOnly) return { get };
+  const many = (item: string) => json({ type: 'array', items: ref(item) });
+  return {
+    get,
+    post: {
+      operationId: op('create'),
+      tags: [tag],
+      requestBody: { required: true, content: writes(model, { oneOf: [ref(`${name}Request`), { type: 'array', items: ref(`${name}Request`) }] }, ref(`${name}Request`)) },
+      responses: { '201': { description: '', content: json({ oneOf: [ref(name), { type: 'array', items: ref(name) }] }) }, ...ERRORS },
+    },
+    put: { operationId: op('bulk_update'), tags: [tag], requestBody: { required: true, content: many(`${name}Request`) }, responses: { '200': { description: '', content: many(name) }, ...ERRORS } },
+    patch: { operationId: op('bulk_partial_update'), tags: [tag], requestBody: { required: true, content: many(`Patched${name}Request`) }, responses: { '200': { description: '', content: many(name) }, ...ERRORS } },
+    delete: {
+      operationId: op('bulk_destroy'),
+      tags: [tag],
+      requestBody: { required: true, content: json({ type: 'array', items: { type: 'object', required: ['id'], properties: { id: { type: 'integer' } } } }) },
+      responses: { '204': { description: 'Deleted' }, ...ERRORS, ...DEPENDENT },
+    },
+  };
+}
+
+/** The detail path: GET, and unless read-only PUT, PATCH and DELETE. */
+function detailPath({ model, name, tag, idParam, op }: Described): Schema {
+  const one = { '200': { description: '', content: json(ref(name)) }, ...ERRORS, ...NOT_FOUND };
+  const get = { operationId: op('retrieve'), tags: [tag], parameters: [idParam, ...FIELD_PARAMETERS, AS_OF_PARAMETER], responses: one };
+  if (model.readOnly) return { get };
+  return {
+    get,
+    put: { operationId: op('update'), tags: [tag], parameters: [idParam], requestBody: { required: true, content: writes(model, ref(`${name}Request`), ref(`${name}Request`)) }, responses: one },
+    patch: { operationId: op('partial_update'), tags: [tag], parameters: [idParam], requestBody: { content: writes(model, ref(`Patched${name}Request`), ref(`Patched${name}Request`)) }, responses: one },
+    delete: { operationId: op('destroy'), tags: [tag], parameters: [idParam], responses: { '204': { description: 'Deleted' }, ...ERRORS, ...NOT_FOUND, ...DEPENDENT } },
+  };
+}
+
+/** What changed between two moments (diff.ts): the list's and one object's. */
+function diffPaths({ tag, filters, list, detail, idParam, op }: Described): Schema {
+  const options = ['as_of', 'export', 'fields', 'omit', 'count', 'start', 'cursor', 'brief', 'exclude', 'ordering'];
+  const listFilters = listParameters(filters).filter((p) => !options.includes(String(p.name)));
+  return {
+    [`${list}diff/`]: {
+      get: {
+        operationId: op('diff_list'),
+        description: 'The objects of the list (its filters, matched at either moment) whose fields changed between `from` and `to`, in id order, paged.',
+        tags: [tag],
+        parameters: [...DIFF_PARAMETERS, ...listFilters],
+        responses: { '200': { description: '', content: json(ref('PaginatedObjectDiffList')) }, ...ERRORS },
+      },
+    },
+    [`${detail}diff/`]: {
+      get: {
+        operationId: op('diff_retrieve'),
+        description: 'What changed on this object between `from` and `to`: each changed field with its two values; created and deleted objects as such.',
+        tags: [tag],
+        parameters: [idParam, ...DIFF_PARAMETERS],
+        responses: { '200': { description: '', content: json(ref('ObjectDiff')) }, ...ERRORS, ...NOT_FOUND },
+      },
+    },
+  };
 }
 
 const OBJECT_DIFF: Schema = {
