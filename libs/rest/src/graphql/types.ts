@@ -203,7 +203,7 @@ export class TypeRegistry {
         ? sql`t.${ident(rel.fk)} = ANY(${ids}::bigint[])`
         : sql`t.${ident(rel.generic!.typeField)} = ${rel.target} AND t.${ident(rel.generic!.idField)} = ANY(${ids}::bigint[])`;
       const column = rel.fk ?? rel.generic!.idField;
-      const { rows, reps } = await permitted(() => childrenWhere(c.scope, rel.child, where, select), { rows: [], reps: [] });
+      const { rows, reps } = await permitted(() => childrenWhere(c.scope, rel.child, where, select, rel.field), { rows: [], reps: [] });
       const byParent = new Map<number, Row[]>(ids.map((id) => [id, []]));
       rows.forEach((row, i) => byParent.get(Number(row[column]))?.push(reps[i]));
       return ids.map((id) => byParent.get(id)!);
