@@ -12,9 +12,11 @@
  *  - REST, as a client that walks the relations: the device list, then each
  *    device's interfaces and each device's addresses (`?device_id=`), 8
  *    requests at a time; and as a client that pages whole lists: devices,
- *    interfaces and addresses at 1,000 a page (it must join them itself).
- * Goal: the GraphQL query faster than the REST calls together, its
- * statements constant in the rows.
+ *    interfaces and addresses at 1,000 a page (it must join them itself),
+ *    one run after each GraphQL run (interleaved), their median.
+ * Goals: the GraphQL query faster than the REST calls together (issue 26),
+ * at least 3x faster than paging whole lists, its statements and service
+ * calls constant in the rows.
  * Run: `npm run build && node bench/graphql.js`; results in bench/results/graphql.json.
  */
 const { randomBytes } = require('node:crypto');
@@ -47,9 +49,17 @@ async function timed(url, token, body) {
 const QUERY = (limit) => `{ device_list(limit: ${limit}) { id name site { id name } tenant { id name }
   interfaces { id name ip_addresses { id address } } } }`;
 
-async function graphql(gateway, token, limit) {
+/**
+ * The query's runs (after one warm-up); with `between`, a run of it after
+ * each (interleaved: the machine's load falls on both alike), its results.
+ */
+async function graphql(gateway, token, limit, between) {
   const runs = [];
-  for (let i = 0; i < RUNS + 1; i++) runs.push(await timed(`${gateway}/graphql/`, token, { query: QUERY(limit) }));
+  const others = [];
+  for (let i = 0; i < RUNS + 1; i++) {
+    runs.push(await timed(`${gateway}/graphql/`, token, { query: QUERY(limit) }));
+    if (between && i > 0) others.push(await between());
+  }
   const measured = runs.slice(1); // the first warms the caches
   const devices = measured[0].body.data.device_list;
   return {
@@ -59,6 +69,7 @@ async function graphql(gateway, token, limit) {
     ms_median: round(median(measured.map((r) => r.ms))),
     statements: measured[0].statements,
     service_calls: measured[0].calls,
+    others,
   };
 }
 
@@ -86,7 +97,7 @@ async function restWalk(gateway, token) {
   return { ms: round(Number(process.hrtime.bigint() - t0) / 1e6), requests: rest.requests + 1, statements: rest.statements + list.statements };
 }
 
-/** The paging client: every device, interface and address at 1,000 a page (joined by the client). */
+/** The paging client: every device, interface and address at 1,000 a page (joined by the client); one run. */
 async function restPages(gateway, token, interfaces, addresses) {
   const pages = (path, n) => Array.from({ length: Math.ceil(n / 1000) }, (_, i) => `${gateway}${path}?limit=1000&offset=${i * 1000}`);
   const r = await restCalls([...pages('/api/dcim/devices/', DEVICES), ...pages('/api/dcim/interfaces/', interfaces), ...pages('/api/ipam/ip-addresses/', addresses)], token);
@@ -131,10 +142,11 @@ async function main() {
     await seed(services.urls, services.headers);
     process.stderr.write(`seeded ${DEVICES} devices in ${Date.now() - t0} ms\n`);
     const gw = services.urls.gateway;
-    const full = await graphql(gw, token, DEVICES);
-    const small = await graphql(gw, token, Math.max(1, Math.floor(DEVICES / 10)));
+    // REST's pages interleaved with the full query's runs: their ratio is of one run, under the same load
+    const { others: pageRuns, ...full } = await graphql(gw, token, DEVICES, () => restPages(gw, token, DEVICES * INTERFACES, DEVICES * INTERFACES));
+    const { others: _none, ...small } = await graphql(gw, token, Math.max(1, Math.floor(DEVICES / 10)));
     const walk = await restWalk(gw, token);
-    const pages = await restPages(gw, token, full.interfaces, full.addresses);
+    const pages = { ...pageRuns[0], ms: round(median(pageRuns.map((p) => p.ms))), runs: pageRuns.map((p) => p.ms) };
     writeReport('graphql', {
       devices: DEVICES,
       interfaces: full.interfaces,
@@ -146,7 +158,7 @@ async function main() {
       rest_pages: pages,
       graphql_vs_rest_walk: round(walk.ms / full.ms_median),
       graphql_vs_rest_pages: round(pages.ms / full.ms_median),
-      goals: { faster_than_rest: true, statements_constant: true },
+      goals: { faster_than_rest: full.ms_median < walk.ms, three_times_faster_than_rest_pages: pages.ms >= 3 * full.ms_median, statements_constant: full.statements === small.statements && full.service_calls === small.service_calls },
     });
   } finally {
     await stopAll(children);

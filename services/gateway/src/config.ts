@@ -41,6 +41,8 @@ export interface GatewayConfig {
   GRAPHQL_MAX_DEPTH: number;
   /** Most objects a `/graphql/` query may ask for (each object field 1, times the `limit` of every list around it; 10 for a list without one). */
   GRAPHQL_MAX_COST: number;
+  /** How long a composition missing a service is kept before the gateway asks that service again (ms). */
+  GRAPHQL_RECOMPOSE_MS: number;
 }
 
 const serviceUrls = Joi.string()
@@ -73,6 +75,7 @@ export const gatewayConfig = Joi.object<GatewayConfig>({
   SHUTDOWN_TIMEOUT: baseConfigSchema.SHUTDOWN_TIMEOUT,
   GRAPHQL_MAX_DEPTH: Joi.number().integer().min(1).default(10),
   GRAPHQL_MAX_COST: Joi.number().integer().min(1).default(250_000),
+  GRAPHQL_RECOMPOSE_MS: Joi.number().integer().min(0).default(5000),
   TRUSTED_PROXIES: Joi.string()
     .allow('')
     .default('')

@@ -108,7 +108,7 @@ function gatewayParts(config: GatewayConfig, log: Logger) {
   const pages = new BrowsableApi({ urls, minter, publicUrl: config.PUBLIC_URL, maxBodySize: config.MAX_BODY_SIZE, onWrite });
   const schema = new SchemaBuilder(refs, Object.keys(urls), log);
   const root = areaRoot(urls, proxies, minter, config.PUBLIC_URL, pages);
-  const graphql = new Composition(Object.keys(urls), new SubgraphClient(urls, config.INTERNAL_TOKEN_SECRET, minter), log);
+  const graphql = new Composition(Object.keys(urls), new SubgraphClient(urls, config.INTERNAL_TOKEN_SECRET, minter), log, config.GRAPHQL_RECOMPOSE_MS);
   const metrics = new Metrics('gateway');
   return { urls, refs, trusted, allowed, tokens, minter, sessions, drop, proxies, pages, schema, graphql, root, metrics, http: httpMetrics(metrics) };
 }

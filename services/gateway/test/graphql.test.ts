@@ -5,6 +5,7 @@ import { createService as extras } from '@inventory/extras';
 import { createService as dcim, dcimModels } from '@inventory/dcim';
 import { createService as ipam, ipamModels } from '@inventory/ipam';
 import { createService as virtualization, virtualizationModels } from '@inventory/virtualization';
+import { createService as circuits, circuitsModels } from '@inventory/circuits';
 import { rootName, typeName, type ModelDef } from '@inventory/rest';
 import { stackGateway } from '@inventory/gateway';
 import { buildClientSchema, getIntrospectionQuery, isObjectType, type GraphQLSchema } from 'graphql';
@@ -12,14 +13,17 @@ import { buildClientSchema, getIntrospectionQuery, isObjectType, type GraphQLSch
 /**
  * `/graphql/` through the gateway over the real services: the schema
  * generated from the declarations, values as REST shows them, a query
- * across dcim, ipam, tenancy and virtualization whose statements and
- * service calls do not grow with the rows, permissions, limits, GraphiQL.
+ * across dcim, ipam, tenancy, virtualization and circuits whose statements
+ * and service calls do not grow with the rows, permissions, limits,
+ * GraphiQL, and a subgraph that was down coming back into the schema.
  */
 let stack: Stack;
 let gw: Client;
 let admin: Record<string, string>;
 let limited: Record<string, string>;
 let schema: GraphQLSchema;
+/** `tenant { circuits }` asked while circuits was down at the gateway's first composition. */
+let withoutCircuits: Awaited<ReturnType<typeof gql>>;
 
 const PASSWORD = 'graphql-password-1';
 
@@ -61,6 +65,7 @@ const SERVED: [string, Record<string, unknown>][] = [
   ['dcim', dcimModels],
   ['ipam', ipamModels],
   ['virtualization', virtualizationModels],
+  ['circuits', circuitsModels],
 ];
 
 let ids: { tenant: number; site: number; otherSite: number; type: number; role: number; cluster: number };
@@ -87,7 +92,9 @@ async function addDevices(from: number, n: number): Promise<void> {
 }
 
 beforeAll(async () => {
-  stack = await bootStack({ users, tenancy, extras, dcim, ipam, virtualization, gateway: stackGateway({ GRAPHQL_MAX_DEPTH: '8', GRAPHQL_MAX_COST: '200000' }) }, {}, { template: true });
+  // a composition missing a service asks it again after 200 ms (5 s by default)
+  const gateway = stackGateway({ GRAPHQL_MAX_DEPTH: '8', GRAPHQL_MAX_COST: '200000', GRAPHQL_RECOMPOSE_MS: '200' });
+  stack = await bootStack({ users, tenancy, extras, dcim, ipam, virtualization, circuits, gateway }, {}, { template: true });
   gw = new Client(stack.urls.gateway, { identity: null });
   const u = stack.client('users');
   const adminUser = await u.post('/api/users/users/', { username: 'admin', password: PASSWORD });
@@ -99,6 +106,10 @@ beforeAll(async () => {
   await u.post('/api/users/permissions/', { name: 'site a', object_types: ['dcim.site'], actions: ['view'], users: [alice.body.id], constraints: { name: 'Site A' } });
   admin = await tokenFor('admin');
   limited = await tokenFor('alice');
+  // circuits is down when the gateway composes first; back before its data is written
+  await stack.stopService('circuits');
+  withoutCircuits = await gql('{ tenant_list { name circuits { cid } } }');
+  await stack.startService('circuits');
   const tenant = await post('/api/tenancy/tenants/', { name: 'Acme', slug: 'acme' });
   const site = await post('/api/dcim/sites/', { name: 'Site A', slug: 'site-a', tenant: tenant.id });
   const otherSite = await post('/api/dcim/sites/', { name: 'Site B', slug: 'site-b', tenant: tenant.id });
@@ -109,6 +120,9 @@ beforeAll(async () => {
   const cluster = await post('/api/virtualization/clusters/', { name: 'Cluster 1', type: ctype.id, site: site.id });
   await post('/api/virtualization/virtual-machines/', { name: 'vm-1', cluster: cluster.id, tenant: tenant.id });
   await post('/api/ipam/prefixes/', [{ prefix: '10.0.0.0/16', tenant: tenant.id, site: site.id }, { prefix: '10.1.0.0/16', tenant: tenant.id }]);
+  const provider = await post('/api/circuits/providers/', { name: 'Transit', slug: 'transit' });
+  const circuitType = await post('/api/circuits/circuit-types/', { name: 'Internet', slug: 'internet' });
+  await post('/api/circuits/circuits/', [{ cid: 'C-1', provider: provider.id, type: circuitType.id, tenant: tenant.id }, { cid: 'C-2', provider: provider.id, type: circuitType.id }]);
   ids = { tenant: tenant.id, site: site.id, otherSite: otherSite.id, type: type.id, role: role.id, cluster: cluster.id };
   await addDevices(0, 5);
   const intro = await gql(getIntrospectionQuery());
@@ -141,7 +155,7 @@ test('when the schema is read, then every model of every service has its root fi
   for (const f of ['site', 'site_list', 'ip_address', 'ip_address_list', 'device_type', 'vm_interface_list']) expect(root[f]).toBeDefined();
   expect(Object.keys(root).filter((f) => f.startsWith('_'))).toEqual([]);
   const tenant = schema.getType('Tenant');
-  expect(isObjectType(tenant) && Object.keys(tenant.getFields())).toEqual(expect.arrayContaining(['name', 'sites', 'devices', 'prefixes', 'ip_addresses', 'virtual_machines']));
+  expect(isObjectType(tenant) && Object.keys(tenant.getFields())).toEqual(expect.arrayContaining(['name', 'sites', 'devices', 'prefixes', 'ip_addresses', 'virtual_machines', 'circuits']));
 });
 
 test('when objects are read by GraphQL and by REST, then every field shows the same value', async () => {
@@ -187,7 +201,7 @@ const CROSS = `{
     interfaces { name ip_addresses { address assigned_object { ... on Interface { name device { name } } } } }
   }
   virtual_machine_list { name cluster { name site { name } } }
-  tenant_list { name sites { name } prefixes { prefix site { name } } devices { name } }
+  tenant_list { name sites { name } prefixes { prefix site { name } } devices { name } circuits { cid provider { name } } }
 }`;
 
 test('when a query crosses services, then its statements and service calls stay the same from 5 to 50 devices', async () => {
@@ -203,7 +217,9 @@ test('when a query crosses services, then its statements and service calls stay 
   ]);
   expect(small.body.data!.virtual_machine_list).toEqual([{ name: 'vm-1', cluster: { name: 'Cluster 1', site: { name: 'Site A' } } }]);
   expect(small.body.data!.tenant_list).toEqual([
-    { name: 'Acme', sites: [{ name: 'Site A' }, { name: 'Site B' }], prefixes: [{ prefix: '10.0.0.0/16', site: { name: 'Site A' } }, { prefix: '10.1.0.0/16', site: null }], devices: d5.map((d) => ({ name: d.name })).sort((a, b) => a.name.localeCompare(b.name)) },
+    { name: 'Acme', sites: [{ name: 'Site A' }, { name: 'Site B' }], prefixes: [{ prefix: '10.0.0.0/16', site: { name: 'Site A' } }, { prefix: '10.1.0.0/16', site: null }], devices: d5.map((d) => ({ name: d.name })).sort((a, b) => a.name.localeCompare(b.name)),
+      circuits: [{ cid: 'C-1', provider: { name: 'Transit' } }],
+    },
   ]);
   await addDevices(5, 45);
   const large = await gql(CROSS);
@@ -213,6 +229,27 @@ test('when a query crosses services, then its statements and service calls stay 
   expect(small.statements).toBeGreaterThan(0);
   expect(large.statements).toBe(small.statements);
   expect(large.calls).toBe(small.calls);
+});
+
+test('when circuits was down at the first composition, or stops and comes back, then its part of the schema follows it without restarting the gateway', async () => {
+  // composed without circuits: Tenant had no `circuits` yet
+  expect(withoutCircuits.status).toBe(400);
+  expect(withoutCircuits.body.errors![0].message).toMatch(/Cannot query field "circuits" on type "Tenant"/);
+  const query = '{ tenant_list { name circuits { cid } } circuit_count }';
+  const want = { data: { tenant_list: [{ name: 'Acme', circuits: [{ cid: 'C-1' }] }], circuit_count: 2 } };
+  // it answered again (beforeAll), and the next request after GRAPHQL_RECOMPOSE_MS composed it in
+  expect((await gql(query)).body).toEqual(want);
+  await stack.stopService('circuits');
+  try {
+    // down: its fields are still in the schema, answered with an error naming it; the other services' data stands
+    const down = await gql(`{ tenant_count ${query.slice(1)}`);
+    expect(down.status).toBe(200);
+    expect(down.body.data?.tenant_count).toBe(1);
+    expect(down.body.errors?.map((e) => e.message)).toContain('Service circuits is unavailable.');
+  } finally {
+    await stack.startService('circuits');
+  }
+  expect((await gql(query)).body).toEqual(want);
 });
 
 test('when a token is constrained, then lists and nested lists hold only its objects, and what it may not see is null', async () => {

@@ -13,6 +13,8 @@ export interface Reverse {
   name: string;
   child: ModelDef;
   target: string;
+  /** The child's field naming the parent (`device`, `assigned_object`). */
+  field: string;
   /** The child's columns naming its parent: `<fk>_id`, or a generic relation's type and id columns. */
   fk?: string;
   generic?: { typeField: string; idField: string };
@@ -37,10 +39,10 @@ export function reverseRelations(models: ModelDef[], taken: (target: string) => 
   for (const child of models) {
     const name = pluralName(child);
     for (const [fieldName, field] of Object.entries(child.fields)) {
-      if (field.type === 'fk' && !field.pk && !field.writeOnly) add({ name, child, target: field.to, fk: `${fieldName}_id` });
+      if (field.type === 'fk' && !field.pk && !field.writeOnly) add({ name, child, target: field.to, field: fieldName, fk: `${fieldName}_id` });
       // a generic relation without a list of targets (a contact assignment's object) would add a field to every model: left out
       if (field.type === 'generic' && field.allowed) {
-        for (const target of genericTargets(field)) add({ name, child, target, generic: { typeField: field.typeField, idField: field.idField } });
+        for (const target of genericTargets(field)) add({ name, child, target, field: fieldName, generic: { typeField: field.typeField, idField: field.idField } });
       }
     }
   }

@@ -20,7 +20,7 @@ import { typeName } from './names';
 import { childrenWhere, objectsByIds, type ReadScope } from './reads';
 import { genericTargets, type Reverse } from './relations';
 import { JsonScalar } from './scalars';
-import { selectionKey, selectionOf } from './selection';
+import { selected } from './selection';
 
 /** What the resolvers of one request share. */
 export interface GraphqlContext {
@@ -80,8 +80,8 @@ export class TypeRegistry {
   load(c: GraphqlContext, info: GraphQLResolveInfo, label: string, id: number): Promise<Row | null> {
     const model = this.local.get(label);
     if (!model) return Promise.resolve({ id });
-    const select = selectionOf(info, model);
-    const batch = c.batchers.of<number, Row | null>(`object:${label}:${selectionKey(select)}`, (ids) =>
+    const { select, key } = selected(info, model);
+    const batch = c.batchers.of<number, Row | null>(`object:${label}:${key}`, (ids) =>
       permitted(() => objectsByIds(c.scope, model, ids, select), ids.map(() => null)),
     );
     return batch.get(id);
@@ -196,14 +196,14 @@ export class TypeRegistry {
 
   /** The children of every parent of a level in one read: `WHERE <fk>_id = ANY(<parent ids>)`. */
   private children(c: GraphqlContext, info: GraphQLResolveInfo, rel: Reverse) {
-    const select = selectionOf(info, rel.child);
+    const { select, key } = selected(info, rel.child);
     // the column naming the parent is read whatever is shown: the rows are grouped by it
-    return c.batchers.of<number, Row[]>(`children:${rel.child.label}:${rel.fk ?? rel.generic!.idField}:${rel.target}:${selectionKey(select)}`, async (ids) => {
+    return c.batchers.of<number, Row[]>(`children:${rel.child.label}:${rel.fk ?? rel.generic!.idField}:${rel.target}:${key}`, async (ids) => {
       const where = rel.fk
         ? sql`t.${ident(rel.fk)} = ANY(${ids}::bigint[])`
         : sql`t.${ident(rel.generic!.typeField)} = ${rel.target} AND t.${ident(rel.generic!.idField)} = ANY(${ids}::bigint[])`;
       const column = rel.fk ?? rel.generic!.idField;
-      const { rows, reps } = await permitted(() => childrenWhere(c.scope, rel.child, where, select), { rows: [], reps: [] });
+      const { rows, reps } = await permitted(() => childrenWhere(c.scope, rel.child, where, select, rel.field), { rows: [], reps: [] });
       const byParent = new Map<number, Row[]>(ids.map((id) => [id, []]));
       rows.forEach((row, i) => byParent.get(Number(row[column]))?.push(reps[i]));
       return ids.map((id) => byParent.get(id)!);

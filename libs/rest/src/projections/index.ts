@@ -5,7 +5,7 @@
  * object while a write that names it is in flight. Imports `model` only.
  */
 export { RemoteExtras } from './extras-client';
-export { applyRecords, ensureProjections, projectedModels, projectedNested, projectedTextList, projection, projectionTable, recordOf, tagProjection } from './projections';
+export { applyRecords, ensureProjections, projectedId, projectedModels, projectedNested, projectedTextList, projection, projectionTable, recordOf, tagProjection } from './projections';
 export type { ProjectionRecord, SnapshotPage } from './projections';
 export { absoluteUrls, referenceOf } from './reference';
 export { dropReservations, guardReference, release, reserveAndCheck, retryingReserved } from './reservations';

@@ -18,6 +18,7 @@ import {
   type ServiceContext,
   TAGGED_ITEM_TABLE,
 } from '../model';
+import { projectedId } from '../projections';
 import { projectedContactFilters } from './contact-filters';
 import { contentTypesFilter } from './content-type-filters';
 import { keyResolver, lookupSource } from './lookup-source';
@@ -46,7 +47,7 @@ function hopFilter(ctx: ServiceContext, name: string, field: { to: string }, hop
       }
       const src = lookupSource(ctx, field.to);
       if (!src) return raw('FALSE');
-      const via = ctx.models.has(field.to) ? ident(`${hop.via}_id`) : sql`(data->>${hop.via})::bigint`;
+      const via = ctx.models.has(field.to) ? ident(`${hop.via}_id`) : projectedId('', hop.via);
       const inner = sql`t.${ident(`${name}_id`)} IN (SELECT id FROM ${src.table} WHERE ${src.live} AND ${via} = ANY(${ids}::bigint[]))`;
       return excludedBy(lookup, sql`COALESCE(${inner}, FALSE)`);
     },

@@ -1,7 +1,7 @@
 import { ValidationError } from '@inventory/core';
 import { Sql, sql, raw, ident, join } from '@inventory/filtering';
 import { fieldOf, naturalColumn, TAGGED_ITEM_TABLE, type CountDef, type ModelDef, type ServiceContext, type Row, type Queryable } from '../model';
-import { projectedModels, projection } from '../projections';
+import { projectedId, projectedModels, projection } from '../projections';
 
 /** Count annotations computed in the same statement as the rows (never per object). */
 export function countColumns(ctx: ServiceContext, model: ModelDef): Sql[] {
@@ -43,7 +43,7 @@ export function countColumns(ctx: ServiceContext, model: ModelDef): Sql[] {
  * costs no call and can be ordered and filtered on.
  */
 function projectedCount(ctx: ServiceContext, model: ModelDef, name: string, def: ModelDef['counts'][string]): Sql {
-  const ref = sql`(c.data->>${def.field})::bigint`;
+  const ref = projectedId('c', def.field);
   const table = projection(ctx, def.model);
   if (def.many) {
     // the owner's many-to-many list, as the ids its snapshot holds
@@ -67,7 +67,7 @@ function countThrough(ctx: ServiceContext, name: string, def: CountDef, via: { m
     const local = ctx.models.get(label);
     if (local) return { from: sql`${raw(ctx.db.table(local.table))} ${raw(as)}`, live: raw('TRUE'), ref: sql`${raw(as)}.${ident(`${field}_id`)}` };
     if (!projectedModels(ctx).has(label)) return null;
-    return { from: sql`${projection(ctx, label)} ${raw(as)}`, live: raw(`NOT ${as}.deleted`), ref: sql`(${raw(as)}.data->>${field})::bigint` };
+    return { from: sql`${projection(ctx, label)} ${raw(as)}`, live: raw(`NOT ${as}.deleted`), ref: projectedId(as, field) };
   };
   const counted = side(def.model, 'c', def.field);
   const through = side(via.model, 'v', via.field);

@@ -175,6 +175,14 @@ async function readRows(ctx: ServiceContext, model: ModelDef, r: Read, db: Query
   return db.query(statement);
 }
 
+/**
+ * Rows for a selection, without a page's total: only the columns, counts and
+ * tag ids the selection shows (GraphQL's reads, one per nesting level).
+ */
+export function readSelected(ctx: ServiceContext, model: ModelDef, q: { where: Sql; order: Sql; select: FieldSelection; limit: number | null; offset?: number }): Promise<Row[]> {
+  return readRows(ctx, model, q);
+}
+
 /** One object for a detail read with `fields=` / `omit=`: only the columns the shown fields need. */
 export async function readOne(ctx: ServiceContext, model: ModelDef, id: number, scope: Sql, select: FieldSelection): Promise<Row | undefined> {
   const [row] = await readRows(ctx, model, { where: and([sql`t.id = ${id}`, scope]), order: raw('t.id ASC'), select, limit: null });

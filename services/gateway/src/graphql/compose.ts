@@ -9,32 +9,32 @@ type Subschema = Extract<NonNullable<Parameters<typeof stitchSchemas>[0]['subsch
 /** `_Tenant_by_id`: the batched key a subgraph resolves a type by. */
 const KEY_FIELD = /^_([A-Za-z0-9]+)_by_id$/;
 
-/** How long a composition missing a service is kept before the gateway asks again. */
-const RETRY_MS = 5000;
-
 /**
  * The gateway's schema: the services' subgraphs stitched with type merging
  * (decision 033). A type several subgraphs name (a tenant: tenancy's own,
  * dcim's stub with `sites`) is one type; each subgraph resolves it from its
  * `id` with its `_<Type>_by_id(ids)` key field, batched (one call per
  * service per nesting level). The key fields are left out of the public
- * schema. A service that does not answer is left out until it does.
+ * schema. A service that does not answer is left out until it does: every
+ * `retryMs` a request asks the missing ones again (only them), and the
+ * schema is composed again once one answers, without a restart.
  */
 export class Composition {
-  private current: { schema: GraphQLSchema; missing: string[]; at: number } | null = null;
+  private current: { schema: GraphQLSchema; sdls: Map<string, string>; missing: string[]; at: number } | null = null;
   private building: Promise<GraphQLSchema> | null = null;
 
   constructor(
     private readonly services: string[],
     private readonly client: SubgraphClient,
     private readonly log: Logger,
+    private readonly retryMs = 5000,
   ) {}
 
-  /** The composed schema, built on first use and again while a service was missing from it. */
+  /** The composed schema, built on first use and again once a service missing from it answers. */
   async schema(): Promise<GraphQLSchema> {
     const c = this.current;
-    if (c && (!c.missing.length || Date.now() - c.at < RETRY_MS)) return c.schema;
-    this.building ??= this.build().finally(() => (this.building = null));
+    if (c && (!c.missing.length || Date.now() - c.at < this.retryMs)) return c.schema;
+    this.building ??= this.build(c).finally(() => (this.building = null));
     return this.building;
   }
 
@@ -43,24 +43,31 @@ export class Composition {
     this.current = null;
   }
 
-  private async build(): Promise<GraphQLSchema> {
+  /** Asks the services missing from `before` (all of them at first); composes again when the answers changed. */
+  private async build(before: Composition['current']): Promise<GraphQLSchema> {
+    const sdls = new Map(before?.sdls);
     const missing: string[] = [];
-    const subschemas: Subschema[] = [];
     await Promise.all(
-      this.services.map(async (service) => {
+      (before ? before.missing : this.services).map(async (service) => {
         try {
-          subschemas.push(this.subschema(service, await this.client.sdl(service)));
+          sdls.set(service, await this.client.sdl(service));
         } catch (err) {
           missing.push(service);
-          this.log.warn({ service, err: (err as Error).message }, 'GraphQL: subgraph unavailable, composed without it');
+          if (!before) this.log.warn({ service, err: (err as Error).message }, 'GraphQL: subgraph unavailable, composed without it');
         }
       }),
     );
+    if (before && sdls.size === before.sdls.size) {
+      // still none back: keep the schema, ask again after retryMs
+      this.current = { ...before, at: Date.now() };
+      return before.schema;
+    }
+    if (before) this.log.info({ services: [...sdls.keys()].filter((s) => !before.sdls.has(s)) }, 'GraphQL: subgraph back, composed again');
     // in the services' order, so the composition does not depend on which answered first
-    subschemas.sort((a, b) => this.services.indexOf(String(a.name)) - this.services.indexOf(String(b.name)));
+    const subschemas = this.services.filter((s) => sdls.has(s)).map((s) => this.subschema(s, sdls.get(s)!));
     const stitched = stitchSchemas({ subschemas, mergeTypes: true });
     const schema = filterSchema({ schema: stitched, rootFieldFilter: (_op, name) => !KEY_FIELD.test(name) });
-    this.current = { schema, missing, at: Date.now() };
+    this.current = { schema, sdls, missing, at: Date.now() };
     return schema;
   }
 
