@@ -78,9 +78,13 @@ export class Db implements Queryable {
   async run(client: pg.Pool | pg.PoolClient, statement: Sql): Promise<Record<string, unknown>[]> {
     const ctx = currentContext();
     if (ctx) ctx.queries++;
-    let { text, values } = render(statement);
-    // a request read as of a past moment reads every table from its history (read/as-of.ts)
-    if (ctx?.asOf && this.history) ({ text, values } = this.history.rewrite(text, values, ctx.asOf));
+    const { text, values } = render(statement);
+    // a request read as of a past moment reads every table from its history (read/as-of.ts), each
+    // statement planned for that moment (history-reads.ts): never named, so never a generic plan kept
+    if (ctx?.asOf && this.history) {
+      const past = this.history.rewrite(text, ctx.asOf);
+      if (past !== text) return (await client.query(past, values)).rows;
+    }
     if (statement instanceof Prepared) return this.runPrepared(client, statement, text, values);
     const name = this.nameFor(text);
     if (!name) return (await client.query(text, values)).rows;

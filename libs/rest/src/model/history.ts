@@ -48,8 +48,10 @@ export function historyStatements(schema: string, table: string, columns: Column
   const idx = (suffix: string) => quoteIdent(historyName(table, suffix));
   return [
     `CREATE TABLE IF NOT EXISTS ${h} ("__valid" tstzrange NOT NULL, ${columns.map((c) => `${quoteIdent(c.name)} ${c.type}`).join(', ')})`,
-    // the rows of an object (detail reads, the triggers' lookups), and the versions valid at a time (lists)
+    // the rows of an object (detail reads), its open version (the triggers' lookups: one entry per
+    // object, where the index on `id` holds every version), and the versions valid at a time (lists)
     `CREATE INDEX IF NOT EXISTS ${idx('__history_id_idx')} ON ${h} ("id")`,
+    `CREATE INDEX IF NOT EXISTS ${idx('__history_open')} ON ${h} ("id") WHERE upper_inf("__valid")`,
     `CREATE INDEX IF NOT EXISTS ${idx('__history_valid_idx')} ON ${h} USING gist ("__valid")`,
     ...indexed.map((cols) => `CREATE INDEX IF NOT EXISTS ${idx(`__history_${cols.join('_')}_idx`)} ON ${h} (${cols.map(quoteIdent).join(', ')})`),
     // a version starts at its transaction's start (now()), so a transaction's writes are one moment. A row written
@@ -59,6 +61,9 @@ export function historyStatements(schema: string, table: string, columns: Column
     BEGIN
       IF TG_OP = 'INSERT' THEN
         INSERT INTO ${h} ("__valid", ${names}) SELECT tstzrange(now(), NULL), ${names} FROM new_rows;
+      -- a statement that changed nothing (a link table's DELETE before its INSERT, a SET NULL rule) costs no more
+      ELSIF NOT EXISTS (SELECT FROM old_rows) THEN
+        RETURN NULL;
       ELSIF TG_OP = 'DELETE' THEN
         DELETE FROM ${h} h USING old_rows o WHERE h."id" = o."id" AND upper_inf(h."__valid") AND lower(h."__valid") >= now();
         UPDATE ${h} h SET "__valid" = tstzrange(lower(h."__valid"), now()) FROM old_rows o WHERE h."id" = o."id" AND upper_inf(h."__valid");
@@ -176,6 +181,18 @@ export async function syncHistory(qi: QueryInterface, schema: string, tables: st
 /** The library's migration that starts history for every table a service has (listed after `sharedTables`). */
 export const historyTables: Migration = {
   name: 'history_0001_tables',
+  up: async ({ qi, schema }) => runStatements(qi, await historyDdl(sequelizeRun(qi), schema)),
+};
+
+/**
+ * History's second migration (docs/decisions/034, measured): the index of
+ * each object's open version, which the triggers seek instead of every
+ * version of the object, and the trigger functions that skip statements
+ * that changed nothing. `historyDdl` is idempotent: it adds what is missing
+ * and makes the functions again.
+ */
+export const historyOpenVersions: Migration = {
+  name: 'history_0002_open_versions',
   up: async ({ qi, schema }) => runStatements(qi, await historyDdl(sequelizeRun(qi), schema)),
 };
 
