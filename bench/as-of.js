@@ -132,6 +132,8 @@ async function main() {
       overhead_pct: round((median(w.with) / median(w.without) - 1) * 100, 1),
       history_statements_ms: round(median(w.history)),
       history_statements_pct: round((median(w.history) / median(w.without)) * 100, 1),
+      // every sample in run order: how far the machine spread them
+      samples_ms: { with: w.with.map((x) => round(x, 0)), without: w.without.map((x) => round(x, 0)), history: w.history.map((x) => round(x, 0)) },
     });
 
     writeReport('as-of', {

@@ -28,8 +28,8 @@ export const asOfFunction = (table: string): string => historyName(table, '__as_
  * statistics. As a parameter, a generic plan (the connections force them)
  * guessed 0.5 % of the versions, sorted all 10,000 sites valid at T with
  * their counts instead of walking the `_name` index for 50 (122 ms against
- * 4.6 ms; docs/decisions/034). A rewritten text is never prepared (db.ts):
- * each is planned for its moment.
+ * 4.6 ms; docs/decisions/034). A text run often is prepared like any other
+ * (db.ts), on a budget of its own: its plan is its moment's.
  */
 export class HistoryReads {
   private readonly pattern: RegExp | null;
