@@ -84,10 +84,13 @@ function recordFunction(schema: string, table: string, columns: Column[]): strin
     BEGIN
       IF TG_OP = 'INSERT' THEN
         INSERT INTO ${h} ("__valid", ${names}) SELECT tstzrange(now(), NULL), ${names} FROM new_rows;
-      -- a statement that changed nothing (a link table's DELETE before its INSERT, a SET NULL rule) costs no more
-      ELSIF NOT EXISTS (SELECT FROM old_rows) THEN
-        RETURN NULL;
       ELSIF TG_OP = 'DELETE' THEN
+        -- a DELETE that removed nothing (a link table's or the tags' before their INSERT, on every write naming them)
+        -- costs one look, not two statements; an UPDATE is not asked (it nearly always changed its row: a bulk PATCH
+        -- fires this once per object, and would pay the look every time)
+        IF NOT EXISTS (SELECT FROM old_rows) THEN
+          RETURN NULL;
+        END IF;
         DELETE FROM ${h} h USING old_rows o WHERE h."id" = o."id" AND upper_inf(h."__valid") AND lower(h."__valid") >= now();
         UPDATE ${h} h SET "__valid" = tstzrange(lower(h."__valid"), now()) FROM old_rows o WHERE h."id" = o."id" AND upper_inf(h."__valid");
       ELSE
