@@ -21,6 +21,8 @@ const RETRYABLE = new Set(['40P01', '40001', '0A000']);
 const NAME_AFTER_RUNS = 3;
 /** Texts prepared at most, per service: the hot ones (a list page, a representation, the outbox); others stay unnamed. */
 const MAX_NAMED = 128;
+/** Texts read as of a past moment prepared at most, per service (each moment's text is its own). */
+const MAX_NAMED_PAST = 32;
 /** Texts counted at most before the count starts again (many one-off texts: filters, bulk VALUES lists). */
 const MAX_COUNTED = 2000;
 const TRANSACTION_RETRIES = 3;
@@ -55,6 +57,7 @@ export class Db implements Queryable {
   /** How often each recent statement text ran, and the texts run by name (see `nameFor`). */
   private readonly runs = new Map<string, number>();
   private readonly named = new Set<string>();
+  private readonly namedPast = new Set<string>();
   /** The tables read in the past by an `as_of` request (history.ts); null before start or without history. */
   history: HistoryReads | null = null;
 
@@ -78,18 +81,26 @@ export class Db implements Queryable {
   async run(client: pg.Pool | pg.PoolClient, statement: Sql): Promise<Record<string, unknown>[]> {
     const ctx = currentContext();
     if (ctx) ctx.queries++;
-    let { text, values } = render(statement);
-    // a request read as of a past moment reads every table from its history (read/as-of.ts)
-    if (ctx?.asOf && this.history) ({ text, values } = this.history.rewrite(text, values, ctx.asOf));
+    const { text, values } = render(statement);
+    // a request read as of a past moment reads every table from its history (read/as-of.ts), the moment a
+    // literal in the text (history-reads.ts): a plan kept for it is that moment's, named on a budget of its own
+    if (ctx?.asOf && this.history) {
+      const past = this.history.rewrite(text, ctx.asOf);
+      if (past !== text) return this.runNamed(client, past, values, this.namedPast, MAX_NAMED_PAST);
+    }
     if (statement instanceof Prepared) return this.runPrepared(client, statement, text, values);
-    const name = this.nameFor(text);
+    return this.runNamed(client, text, values, this.named, MAX_NAMED);
+  }
+
+  private async runNamed(client: pg.Pool | pg.PoolClient, text: string, values: unknown[], named: Set<string>, max: number): Promise<Record<string, unknown>[]> {
+    const name = this.nameFor(text, named, max);
     if (!name) return (await client.query(text, values)).rows;
     try {
       return (await client.query({ name, text, values })).rows;
     } catch (err) {
       // the table changed under the prepared plan (a migration): unnamed from now on; outside a transaction, again at once
       if ((err as { code?: string }).code !== '0A000') throw err;
-      this.named.delete(text);
+      named.delete(text);
       if (!(client instanceof pg.Pool)) throw err;
       return (await client.query(text, values)).rows;
     }
@@ -101,11 +112,13 @@ export class Db implements Queryable {
    * the representation's statement, with a count subquery per counted
    * relation, cost five times its execution). Bounded: at most MAX_NAMED
    * texts per service are named, so the prepared statements a connection
-   * holds cannot grow with the variety of filters.
+   * holds cannot grow with the variety of filters. Texts read as of a past
+   * moment have their own budget (`namedPast`): a client asking many moments
+   * cannot take the current reads' names.
    */
-  private nameFor(text: string): string | null {
-    if (this.named.has(text)) return statementName(text);
-    if (this.named.size >= MAX_NAMED) return null;
+  private nameFor(text: string, named: Set<string>, max: number): string | null {
+    if (named.has(text)) return statementName(text);
+    if (named.size >= max) return null;
     const n = (this.runs.get(text) ?? 0) + 1;
     if (n < NAME_AFTER_RUNS) {
       if (this.runs.size >= MAX_COUNTED) this.runs.clear();
@@ -113,7 +126,7 @@ export class Db implements Queryable {
       return null;
     }
     this.runs.delete(text);
-    this.named.add(text);
+    named.add(text);
     return statementName(text);
   }
 

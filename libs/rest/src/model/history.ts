@@ -48,18 +48,49 @@ export function historyStatements(schema: string, table: string, columns: Column
   const idx = (suffix: string) => quoteIdent(historyName(table, suffix));
   return [
     `CREATE TABLE IF NOT EXISTS ${h} ("__valid" tstzrange NOT NULL, ${columns.map((c) => `${quoteIdent(c.name)} ${c.type}`).join(', ')})`,
-    // the rows of an object (detail reads, the triggers' lookups), and the versions valid at a time (lists)
+    // the rows of an object (detail reads), its open version (the triggers' lookups: one entry per
+    // object, where the index on `id` holds every version), and the versions valid at a time (lists)
     `CREATE INDEX IF NOT EXISTS ${idx('__history_id_idx')} ON ${h} ("id")`,
+    openVersionsIndex(schema, table),
     `CREATE INDEX IF NOT EXISTS ${idx('__history_valid_idx')} ON ${h} USING gist ("__valid")`,
     ...indexed.map((cols) => `CREATE INDEX IF NOT EXISTS ${idx(`__history_${cols.join('_')}_idx`)} ON ${h} (${cols.map(quoteIdent).join(', ')})`),
-    // a version starts at its transaction's start (now()), so a transaction's writes are one moment. A row written
-    // twice in one transaction keeps its last version (the earlier one would last no time); one whose open version
-    // started later than this transaction (a concurrent writer, committed first) is replaced at that version's start.
-    `CREATE OR REPLACE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $fn$
+    recordFunction(schema, table, columns),
+    `CREATE OR REPLACE TRIGGER ${idx('__history_ins')} AFTER INSERT ON ${t} REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION ${fn}()`,
+    `CREATE OR REPLACE TRIGGER ${idx('__history_upd')} AFTER UPDATE ON ${t} REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION ${fn}()`,
+    `CREATE OR REPLACE TRIGGER ${idx('__history_del')} AFTER DELETE ON ${t} REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION ${fn}()`,
+    // inlined by the planner: a read's conditions on `id` reach the history's index
+    `CREATE OR REPLACE FUNCTION ${s}.${quoteIdent(asOfFunction(table))}(timestamptz) RETURNS SETOF ${h} LANGUAGE sql STABLE AS $fn$ SELECT * FROM ${h} WHERE "__valid" @> $1 $fn$`,
+    // rows present before history was kept: valid from now on (no-op for those already kept)
+    `INSERT INTO ${h} ("__valid", ${names}) SELECT tstzrange(now(), NULL), ${names} FROM ${t} c
+      WHERE NOT EXISTS (SELECT 1 FROM ${h} k WHERE k."id" = c."id" AND upper_inf(k."__valid"))`,
+  ];
+}
+
+/** The index of each object's open version: what the triggers seek (the `id` index holds every version). */
+function openVersionsIndex(schema: string, table: string): string {
+  const h = `${quoteIdent(schema)}.${quoteIdent(historyName(table, HISTORY_SUFFIX))}`;
+  return `CREATE INDEX IF NOT EXISTS ${quoteIdent(historyName(table, '__history_open'))} ON ${h} ("id") WHERE upper_inf("__valid")`;
+}
+
+/** The trigger function writing a table's history (statement-level, from the transition tables). */
+function recordFunction(schema: string, table: string, columns: Column[]): string {
+  const h = `${quoteIdent(schema)}.${quoteIdent(historyName(table, HISTORY_SUFFIX))}`;
+  const fn = `${quoteIdent(schema)}.${quoteIdent(historyName(table, '__history_record'))}`;
+  const names = columns.map((c) => quoteIdent(c.name)).join(', ');
+  // a version starts at its transaction's start (now()), so a transaction's writes are one moment. A row written
+  // twice in one transaction keeps its last version (the earlier one would last no time); one whose open version
+  // started later than this transaction (a concurrent writer, committed first) is replaced at that version's start.
+  return `CREATE OR REPLACE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $fn$
     BEGIN
       IF TG_OP = 'INSERT' THEN
         INSERT INTO ${h} ("__valid", ${names}) SELECT tstzrange(now(), NULL), ${names} FROM new_rows;
       ELSIF TG_OP = 'DELETE' THEN
+        -- a DELETE that removed nothing (a link table's or the tags' before their INSERT, on every write naming them)
+        -- costs one look, not two statements; an UPDATE is not asked (it nearly always changed its row: a bulk PATCH
+        -- fires this once per object, and would pay the look every time)
+        IF NOT EXISTS (SELECT FROM old_rows) THEN
+          RETURN NULL;
+        END IF;
         DELETE FROM ${h} h USING old_rows o WHERE h."id" = o."id" AND upper_inf(h."__valid") AND lower(h."__valid") >= now();
         UPDATE ${h} h SET "__valid" = tstzrange(lower(h."__valid"), now()) FROM old_rows o WHERE h."id" = o."id" AND upper_inf(h."__valid");
       ELSE
@@ -74,16 +105,7 @@ export function historyStatements(schema: string, table: string, columns: Column
         SELECT tstzrange(greatest(now(), g.at), NULL), ${columns.map((c) => `n.${quoteIdent(c.name)}`).join(', ')} FROM new_rows n LEFT JOIN gone g ON g."id" = n."id";
       END IF;
       RETURN NULL;
-    END $fn$`,
-    `CREATE OR REPLACE TRIGGER ${idx('__history_ins')} AFTER INSERT ON ${t} REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION ${fn}()`,
-    `CREATE OR REPLACE TRIGGER ${idx('__history_upd')} AFTER UPDATE ON ${t} REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION ${fn}()`,
-    `CREATE OR REPLACE TRIGGER ${idx('__history_del')} AFTER DELETE ON ${t} REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION ${fn}()`,
-    // inlined by the planner: a read's conditions on `id` reach the history's index
-    `CREATE OR REPLACE FUNCTION ${s}.${quoteIdent(asOfFunction(table))}(timestamptz) RETURNS SETOF ${h} LANGUAGE sql STABLE AS $fn$ SELECT * FROM ${h} WHERE "__valid" @> $1 $fn$`,
-    // rows present before history was kept: valid from now on (no-op for those already kept)
-    `INSERT INTO ${h} ("__valid", ${names}) SELECT tstzrange(now(), NULL), ${names} FROM ${t} c
-      WHERE NOT EXISTS (SELECT 1 FROM ${h} k WHERE k."id" = c."id" AND upper_inf(k."__valid"))`,
-  ];
+    END $fn$`;
 }
 
 /** The start of history's table (one row), set once. */
@@ -170,13 +192,33 @@ const sequelizeRun = (qi: QueryInterface): RunSql => async (text) => (await qi.s
  * their history follows (new tables get theirs, new columns reach it).
  */
 export async function syncHistory(qi: QueryInterface, schema: string, tables: string[]): Promise<void> {
-  await runStatements(qi, await historyDdl(sequelizeRun(qi), schema, tables));
+  await runStatements(qi, [(await historyDdl(sequelizeRun(qi), schema, tables)).join(';\n')]);
 }
 
 /** The library's migration that starts history for every table a service has (listed after `sharedTables`). */
 export const historyTables: Migration = {
   name: 'history_0001_tables',
-  up: async ({ qi, schema }) => runStatements(qi, await historyDdl(sequelizeRun(qi), schema)),
+  // one text (thousands of statements in dcim: one round trip each took 6 s of a test stack's start)
+  up: async ({ qi, schema }) => runStatements(qi, [(await historyDdl(sequelizeRun(qi), schema)).join(';\n')]),
+};
+
+/**
+ * History's second migration (docs/decisions/034, measured): on a database
+ * whose histories `history_0001` made before, the index of each object's
+ * open version (the triggers seek it instead of every version of the object)
+ * and the trigger functions that skip statements that changed nothing. Two
+ * statements a history, sent as one text; on a fresh database `history_0001`
+ * made both already and they change nothing.
+ */
+export const historyOpenVersions: Migration = {
+  name: 'history_0002_open_versions',
+  up: async ({ qi, schema }) => {
+    const run = sequelizeRun(qi);
+    const histories = new Set((await run(`SELECT relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = ${quoteLiteral(schema)}`)).map((r) => String(r.relname)));
+    const tables = [...(await tablesToKeep(run, schema))].filter(([table]) => histories.has(historyName(table, HISTORY_SUFFIX)));
+    const statements = tables.flatMap(([table, columns]) => [openVersionsIndex(schema, table), recordFunction(schema, table, columns)]);
+    if (statements.length) await qi.sequelize.query(statements.join(';\n'));
+  },
 };
 
 /** The tables of `schema` that keep history (those with a history table) and history's start. */

@@ -25,5 +25,5 @@ export { formatAddress, formatNetwork, isNetwork, networkOf, networkText, parseN
 export { attributesOf, createModelTables, hashKey, IDEMPOTENCY_TABLE, migrate, outboxJsonStatements, runStatements, TAGGED_ITEM_TABLE, uniqueIndexName } from './schema';
 export type { Migration } from './schema';
 export { sharedTables, sharedTableStatements } from './shared-tables';
-export { asOfFunction, HistoryReads, historyDdl, historyName, historyTables, HISTORY_START_TABLE, HISTORY_SUFFIX, keepsHistory, loadHistoryReads, syncHistory } from './history';
+export { asOfFunction, HistoryReads, historyDdl, historyName, historyOpenVersions, historyTables, HISTORY_START_TABLE, HISTORY_SUFFIX, keepsHistory, loadHistoryReads, syncHistory } from './history';
 export type { RunSql } from './history';

@@ -1,4 +1,4 @@
-import { historyTables, sharedTables, type Migration } from '@inventory/rest';
+import { historyOpenVersions, historyTables, sharedTables, type Migration } from '@inventory/rest';
 import { initial } from './0001_initial';
 import { racksAndTypes } from './0002_racks_and_types';
 import { deviceTypes } from './0003_device_types';
@@ -11,4 +11,4 @@ import { wireless } from './0009_wireless';
 
 /** In order; each entry is frozen once released (docs/decisions/005-frozen-migrations.md). */
 // the last: the library's migration of the tables every service has (its history made them already; it finds them)
-export const migrations: Migration[] = [initial, racksAndTypes, deviceTypes, devices, componentsAndCables, inventory, interfaceVdcs, outboxJson, wireless, sharedTables, historyTables];
+export const migrations: Migration[] = [initial, racksAndTypes, deviceTypes, devices, componentsAndCables, inventory, interfaceVdcs, outboxJson, wireless, sharedTables, historyTables, historyOpenVersions];

@@ -1,4 +1,4 @@
-import { historyTables, sharedTables, type Migration } from '@inventory/rest';
+import { historyOpenVersions, historyTables, sharedTables, type Migration } from '@inventory/rest';
 import { initial } from './0001_initial';
 import { addressing } from './0002_addressing';
 import { vlansAsnsServices } from './0003_vlans_asns_services';
@@ -10,4 +10,4 @@ import { vpn } from './0008_vpn';
 
 /** In order; each entry is frozen once released (docs/decisions/005-frozen-migrations.md). */
 // the last: the library's migration of the tables every service has (its history made them already; it finds them)
-export const migrations: Migration[] = [initial, addressing, vlansAsnsServices, prefixVlan, ipIndexes, serviceIpaddresses, ipBlockUsage, vpn, sharedTables, historyTables];
+export const migrations: Migration[] = [initial, addressing, vlansAsnsServices, prefixVlan, ipIndexes, serviceIpaddresses, ipBlockUsage, vpn, sharedTables, historyTables, historyOpenVersions];

@@ -1,4 +1,4 @@
-import { historyTables, sharedTables, type Migration } from '@inventory/rest';
+import { historyOpenVersions, historyTables, sharedTables, type Migration } from '@inventory/rest';
 import { initial } from './0001_initial';
 import { authAttempts } from './0002_auth_attempts';
 import { indexNames } from './0003_index_names';
@@ -25,4 +25,5 @@ export const migrations: Migration[] = [
   // the library's migration of the tables every service has: its history made them already, so it finds them
   sharedTables,
   historyTables,
+  historyOpenVersions,
 ];

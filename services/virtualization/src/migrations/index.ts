@@ -1,8 +1,8 @@
-import { historyTables, sharedTables, type Migration } from '@inventory/rest';
+import { historyOpenVersions, historyTables, sharedTables, type Migration } from '@inventory/rest';
 import { initial } from './0001_initial';
 import { configTemplates } from './0002_config_templates';
 import { outboxJson } from './0003_outbox_json';
 
 /** In order; each entry is frozen once released (docs/decisions/005-frozen-migrations.md). */
 // the last: the library's migration of the tables every service has (its history made them already; it finds them)
-export const migrations: Migration[] = [initial, configTemplates, outboxJson, sharedTables, historyTables];
+export const migrations: Migration[] = [initial, configTemplates, outboxJson, sharedTables, historyTables, historyOpenVersions];
