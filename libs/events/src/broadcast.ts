@@ -1,6 +1,5 @@
-import { type ConsumeMessage } from 'amqplib';
 import type { ChangeEvent } from './envelope';
-import { EVENTS_EXCHANGE } from './envelope';
+import { EVENTS_EXCHANGE, eventsOf } from './envelope';
 import { BrokerSession } from './session';
 import { declareEventsExchange } from './topology';
 
@@ -21,16 +20,6 @@ export interface ChangeSubscription {
   /** Resolves once the queue is bound the first time (or the subscription stopped). */
   ready: Promise<void>;
   stop(): Promise<void>;
-}
-
-function parse(msg: ConsumeMessage): ChangeEvent | null {
-  try {
-    const event = JSON.parse(msg.content.toString('utf8')) as ChangeEvent;
-    if (!event || typeof event !== 'object' || typeof event.model !== 'string' || typeof event.event !== 'string') return null;
-    return event;
-  } catch {
-    return null;
-  }
 }
 
 /**
@@ -54,11 +43,12 @@ export function subscribeChanges(o: ChangeSubscriptionOptions): ChangeSubscripti
         queue,
         (msg) => {
           if (!msg) return link.fail(new Error('subscription cancelled by the broker'));
-          const event = parse(msg);
-          if (!event) return;
-          Promise.resolve()
-            .then(() => o.onEvent(event))
-            .catch((err: Error) => o.log.warn({ err: err.message, model: event.model }, 'change subscription: handler failed'));
+          // one event, or a pack of them (each in its order)
+          for (const event of eventsOf(msg.content)?.events ?? []) {
+            Promise.resolve()
+              .then(() => o.onEvent(event))
+              .catch((err: Error) => o.log.warn({ err: err.message, model: event.model }, 'change subscription: handler failed'));
+          }
         },
         { noAck: true },
       );

@@ -2,7 +2,7 @@ import { type Channel, type ConsumeMessage } from 'amqplib';
 import pg from 'pg';
 import type { Counter, Histogram, Metrics } from '@inventory/core';
 import { type Sql, render, quoteIdent } from '@inventory/filtering';
-import type { ChangeEvent } from './envelope';
+import { eventsOf, type ChangeEvent } from './envelope';
 import { EVENT_LAG_BUCKETS } from './relay';
 import { BrokerSession, type BrokerLink } from './session';
 import { declareConsumerQueue } from './topology';
@@ -109,17 +109,19 @@ export interface ConsumerStatus {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** The event of a message, or null when it is not one (it can never be applied). */
-function parse(msg: ConsumeMessage): ChangeEvent | null {
-  try {
-    const event = JSON.parse(msg.content.toString('utf8')) as ChangeEvent;
-    if (!event || typeof event !== 'object' || typeof event.model !== 'string' || typeof event.event !== 'string') return null;
-    const id = msg.properties.messageId ? String(msg.properties.messageId) : event.id;
-    if (typeof id !== 'string' || !UUID.test(id)) return null;
-    return { ...event, id };
-  } catch {
-    return null;
-  }
+/** A message as it arrived, with its events (one, or a pack's), or null when it holds none that can be applied. */
+interface Delivery {
+  msg: ConsumeMessage;
+  events: ChangeEvent[] | null;
+}
+
+/** The events of a message (a lone event's id is its message id, as published; a pack's carry theirs), or null when it holds none. */
+function parse(msg: ConsumeMessage): Delivery {
+  const body = eventsOf(msg.content);
+  if (!body) return { msg, events: null };
+  const messageId = msg.properties.messageId ? String(msg.properties.messageId) : null;
+  const events = !body.pack && messageId ? [{ ...body.events[0], id: messageId }] : body.events;
+  return { msg, events: events.every((e) => typeof e.id === 'string' && UUID.test(e.id)) ? events : null };
 }
 
 /**
@@ -196,16 +198,16 @@ export class EventConsumer {
       await declareConsumerQueue(ch, { name: this.o.queue, bindings: this.o.bindings, deliveryLimit: this.o.deliveryLimit });
       await ch.prefetch(Math.max(this.o.prefetch ?? 20, this.batchSize));
       const s: Serving = { db, ch, link };
-      const waiting: ConsumeMessage[] = [];
-      // one drain at a time, in delivery order: each takes what has arrived meanwhile
+      const waiting: Delivery[] = [];
+      // one drain at a time, in delivery order: each takes what has arrived meanwhile, up to batchSize events
       const drain = async (): Promise<void> => {
-        while (waiting.length) await this.handleBatch(s, waiting.splice(0, this.batchSize));
+        while (waiting.length) await this.handleBatch(s, waiting.splice(0, this.batchOf(waiting)));
       };
       const { consumerTag } = await ch.consume(
         this.o.queue,
         (msg) => {
           if (!msg) return link.fail(new Error('consumer cancelled by the broker'));
-          waiting.push(msg);
+          waiting.push(parse(msg));
           if (waiting.length === 1) chain = chain.then(drain);
         },
         { noAck: false },
@@ -224,38 +226,51 @@ export class EventConsumer {
     }
   }
 
+  /** How many of the waiting deliveries the next batch takes: at least one, then as long as their events fit in `batchSize`. */
+  private batchOf(waiting: Delivery[]): number {
+    let n = 0;
+    let events = 0;
+    for (const d of waiting) {
+      const size = d.events?.length ?? 1;
+      if (n > 0 && events + size > this.batchSize) break;
+      n++;
+      events += size;
+    }
+    return n;
+  }
+
   /**
    * Applies messages in one transaction: (queue, event id) claimed in
    * `_processed_event` (a duplicate finds its record and is skipped), the
    * handler, the commit, after-commit work, then the acks. A batch that
-   * fails is applied again one message at a time.
+   * fails is applied again one message at a time, and a pack that fails one
+   * event at a time (so one poison event holds up only its own message,
+   * until the queue's delivery limit dead-letters it; the others of its
+   * pack are applied and recorded, so a redelivery skips them).
    */
-  private async handleBatch(s: Serving, msgs: ConsumeMessage[]): Promise<void> {
+  private async handleBatch(s: Serving, deliveries: Delivery[]): Promise<void> {
     const { db, ch, link } = s;
     if (!link.live) return; // stopping, or the link failed: left unacked, the broker delivers them again
-    const events: { msg: ConsumeMessage; event: ChangeEvent }[] = [];
-    for (const msg of msgs) {
-      const event = parse(msg);
-      if (event) events.push({ msg, event });
+    const good: { msg: ConsumeMessage; events: ChangeEvent[] }[] = [];
+    for (const { msg, events } of deliveries) {
+      if (events) good.push({ msg, events });
       else {
         this.o.log.warn({ queue: this.o.queue, messageId: msg.properties.messageId }, 'event consumer: not an event, dead-lettered');
         this.counted?.events.inc({ queue: this.o.queue, outcome: 'rejected' });
         this.settle(link, () => ch.nack(msg, false, false));
       }
     }
-    if (!events.length) return;
+    if (!good.length) return;
+    const events = good.flatMap((d) => d.events);
     try {
-      await this.applyInTransaction(db, events.map((e) => e.event));
+      await this.applyInTransaction(db, events);
       // one ack for the batch: every earlier message is settled already (batches run one at a time, in order)
-      this.settle(link, () => ch.ack(events[events.length - 1].msg, true));
+      this.settle(link, () => ch.ack(good[good.length - 1].msg, true));
     } catch (err) {
       this.failed++;
       this.count('failed', events.length);
-      const rolledBack = await db.query('ROLLBACK').then(
-        () => true,
-        () => false,
-      );
-      const first = events[0].event;
+      const rolledBack = await this.rollback(db);
+      const first = events[0];
       this.o.log.warn(
         { err: (err as Error).message, queue: this.o.queue, event: first.id, model: first.model, batch: events.length },
         events.length > 1 ? 'event consumer: batch failed, applying one at a time' : 'event consumer: handler failed, requeued',
@@ -265,18 +280,49 @@ export class EventConsumer {
         link.fail(err as Error);
         return;
       }
-      if (events.length > 1) {
-        for (const { msg } of events) await this.handleBatch(s, [msg]);
+      if (good.length > 1) {
+        for (const d of good) await this.handleBatch(s, [d]);
+        return;
+      }
+      const { msg } = good[0];
+      if (events.length > 1 && (await this.applyOneByOne(s, events))) {
+        this.settle(link, () => ch.ack(msg, false));
         return;
       }
       // a short pause, growing with the deliveries, so a failing message does not spin
-      const { msg } = events[0];
       const deliveries = Number(msg.properties.headers?.['x-delivery-count'] ?? 0);
       await new Promise((r) => setTimeout(r, Math.min(50 * 2 ** deliveries, 2000)));
       this.settle(link, () => ch.nack(msg, false, true));
       return;
     }
     await this.prune(db);
+  }
+
+  /** A pack that failed as a whole, each event in a transaction of its own: whether all of them were applied. */
+  private async applyOneByOne({ db, link }: Serving, events: ChangeEvent[]): Promise<boolean> {
+    let all = true;
+    for (const event of events) {
+      if (!link.live) return false;
+      try {
+        await this.applyInTransaction(db, [event]);
+      } catch (err) {
+        all = false;
+        this.count('failed', 1);
+        this.o.log.warn({ err: (err as Error).message, queue: this.o.queue, event: event.id, model: event.model }, 'event consumer: event of a pack failed, requeued with its pack');
+        if (!(await this.rollback(db))) {
+          link.fail(err as Error); // the database connection is gone: the pack comes again
+          return false;
+        }
+      }
+    }
+    return all;
+  }
+
+  private rollback(db: pg.Client): Promise<boolean> {
+    return db.query('ROLLBACK').then(
+      () => true,
+      () => false,
+    );
   }
 
   private async applyInTransaction(db: pg.Client, events: ChangeEvent[]): Promise<void> {

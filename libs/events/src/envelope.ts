@@ -58,3 +58,34 @@ export function routingKey(e: Pick<ChangeEvent, 'model' | 'event'>): string {
 export function newEventId(): string {
   return randomUUID();
 }
+
+/**
+ * A pack: a message whose body is a JSON array of events of one routing key,
+ * consecutive in their owner's outbox (a bulk write's thousand creates),
+ * published as one message so that the broker and every consumer handle one
+ * message instead of a thousand. This header holds the number of events in
+ * it. A run of one event is published as the event itself.
+ */
+export const PACK_HEADER = 'x-inventory-events';
+
+/**
+ * The events of a message body: one event (an object) or a pack (an array
+ * of them); null when it is neither (it can never be applied).
+ */
+export function eventsOf(body: Buffer): { events: ChangeEvent[]; pack: boolean } | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body.toString('utf8'));
+  } catch {
+    return null;
+  }
+  const pack = Array.isArray(parsed);
+  const list = pack ? (parsed as unknown[]) : [parsed];
+  if (!list.length || !list.every(isEvent)) return null;
+  return { events: list as ChangeEvent[], pack };
+}
+
+function isEvent(e: unknown): boolean {
+  const o = e as ChangeEvent | null;
+  return !!o && typeof o === 'object' && typeof o.model === 'string' && typeof o.event === 'string';
+}

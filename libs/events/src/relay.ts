@@ -3,7 +3,7 @@ import { type ConfirmChannel } from 'amqplib';
 import pg from 'pg';
 import type { Counter, Histogram, Metrics } from '@inventory/core';
 import { quoteIdent } from '@inventory/filtering';
-import { EVENTS_EXCHANGE, routingKey, type ChangeEvent } from './envelope';
+import { EVENTS_EXCHANGE, PACK_HEADER, routingKey, type ChangeEvent } from './envelope';
 import { OUTBOX_TABLE, outboxChannel, publishedEvent } from './outbox';
 import { BrokerSession, type BrokerLink } from './session';
 import { DURABLE_QUEUES, declareConsumerQueue, declareEventsExchange } from './topology';
@@ -17,6 +17,8 @@ export interface RelayOptions {
   amqpUrl: string;
   log: Log;
   batchSize?: number;
+  /** Most events in one message (consecutive events of one routing key are packed; default PACK_MAX, 1 publishes each alone). */
+  packMax?: number;
   /** Safety-net poll when no notification arrives (ms). */
   pollMs?: number;
   /** How long to wait for the broker's confirms of a batch (ms, default 30,000). */
@@ -36,6 +38,62 @@ export const FLUSH_TIMEOUT_MS = 10_000;
 /** A broker that accepts publishes but never confirms them (a half-dead connection) is given up on after this. */
 const CONFIRM_TIMEOUT_MS = 30_000;
 
+/** Most events in one pack (a bulk write's thousand are one message). */
+export const PACK_MAX = 1000;
+/** Most bytes of events in one pack (the broker's message limit is 16 MiB by default). */
+const PACK_BYTES = 4 * 1024 * 1024;
+
+/** An event with its JSON text (serialized once: its size decides the packing). */
+interface Serialized {
+  event: ChangeEvent;
+  json: string;
+}
+
+/**
+ * Runs of consecutive events of one routing key, in order, each at most
+ * `max` events and PACK_BYTES (an event larger than that is a run of its
+ * own). Order per object holds: a pack is applied in its order, and packs
+ * in theirs.
+ */
+export function packs(events: ChangeEvent[], max: number): Serialized[][] {
+  const out: Serialized[][] = [];
+  let run: Serialized[] = [];
+  let bytes = 0;
+  for (const event of events) {
+    const json = JSON.stringify(event);
+    const last = run[run.length - 1];
+    if (last && (routingKey(last.event) !== routingKey(event) || run.length >= max || bytes + json.length > PACK_BYTES)) {
+      out.push(run);
+      run = [];
+      bytes = 0;
+    }
+    run.push({ event, json });
+    bytes += json.length;
+  }
+  if (run.length) out.push(run);
+  return out;
+}
+
+/**
+ * Publishes a run: one event as itself (message id = its id), several as a
+ * pack (a JSON array; message id = first and last ids, the same when the
+ * same run is published again; `x-inventory-events` = how many).
+ */
+function publishPack(ch: ConfirmChannel, run: Serialized[]): void {
+  const first = run[0].event;
+  const key = routingKey(first);
+  const single = run.length === 1;
+  const body = single ? run[0].json : `[${run.map((s) => s.json).join(',')}]`;
+  ch.publish(EVENTS_EXCHANGE, key, Buffer.from(body), {
+    persistent: true,
+    messageId: single ? first.id : `${first.id}..${run[run.length - 1].event.id}`,
+    contentType: 'application/json',
+    type: key,
+    timestamp: Math.floor(Date.parse(first.timestamp) / 1000),
+    ...(single ? {} : { headers: { [PACK_HEADER]: run.length } }),
+  });
+}
+
 /** A stable advisory-lock key per service: with several replicas, one relay publishes at a time. */
 function lockKey(schema: string): string {
   return createHash('sha256').update(`outbox-relay:${schema}`).digest().readBigInt64BE(0).toString();
@@ -44,7 +102,8 @@ function lockKey(schema: string): string {
 /**
  * Publishes a service's outbox to `inventory.events`: woken by LISTEN/NOTIFY
  * at every commit that wrote events (a slow poll as a safety net), in
- * batches, in write order, with publisher confirms; a row is marked sent only
+ * batches, in write order, with publisher confirms (consecutive events of one
+ * routing key packed into one message: `packs`); a row is marked sent only
  * once the broker confirmed it. A broker or database outage only delays
  * events: the relay reconnects with backoff and carries on from the first
  * unsent row. A message published but not yet marked (a crash in between) is
@@ -173,8 +232,8 @@ export class OutboxRelay {
       [this.o.batchSize ?? 1000],
     );
     if (!rows.length) return 0;
-    for (const r of rows) {
-      const event: ChangeEvent = publishedEvent({
+    const events = rows.map((r) =>
+      publishedEvent({
         id: r.id,
         event: r.event,
         model: r.model,
@@ -186,15 +245,9 @@ export class OutboxRelay {
         data: r.data,
         snapshots: r.snapshots,
         ...(r.reference ? { reference: r.reference } : {}),
-      });
-      ch.publish(EVENTS_EXCHANGE, routingKey(event), Buffer.from(JSON.stringify(event)), {
-        persistent: true,
-        messageId: event.id,
-        contentType: 'application/json',
-        type: routingKey(event),
-        timestamp: Math.floor(Date.parse(event.timestamp) / 1000),
-      });
-    }
+      }),
+    );
+    for (const pack of packs(events, this.o.packMax ?? PACK_MAX)) publishPack(ch, pack);
     await this.confirmed(ch);
     if (this.counted) {
       const now = Date.now();

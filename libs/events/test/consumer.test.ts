@@ -6,6 +6,7 @@ import { sql } from '@inventory/filtering';
 import {
   EVENTS_EXCHANGE,
   EventConsumer,
+  PACK_HEADER,
   declareEventsExchange,
   newEventId,
   processedEventStatements,
@@ -238,6 +239,73 @@ describe('in batches', () => {
     await ch.close();
     expect((await applied('test.batch-poison')).map((r) => r.event_id)).toEqual(good.map((e) => e.id));
     expect(c.applied).toBe(30);
+  });
+});
+
+describe('packs (one message of consecutive events, as the relay packs them)', () => {
+  /** Publishes events as one pack. */
+  async function publishPack(events: ChangeEvent[]): Promise<void> {
+    const ch = await conn.createConfirmChannel();
+    await declareEventsExchange(ch);
+    ch.publish(EVENTS_EXCHANGE, routingKey(events[0]), Buffer.from(JSON.stringify(events)), {
+      persistent: true,
+      messageId: `${events[0].id}..${events[events.length - 1].id}`,
+      contentType: 'application/json',
+      headers: { [PACK_HEADER]: events.length },
+    });
+    await ch.waitForConfirms();
+    await ch.close();
+  }
+
+  test('when a pack arrives twice, then its events are applied once each, in order, in one transaction', async () => {
+    const sizes: number[] = [];
+    const c = new EventConsumer({
+      amqpUrl: broker.url,
+      databaseUrl: db.url,
+      schema: SCHEMA,
+      queue: 'test.pack',
+      bindings: ['ipam.vlan.*'],
+      log: silent,
+      batchSize: 500,
+      batchHandler: async (events, tx) => {
+        sizes.push(events.length);
+        for (const e of events) await record('test.pack')(e, tx);
+      },
+    });
+    running.push(c);
+    c.start();
+    await declared('test.pack');
+    const pack = Array.from({ length: 300 }, (_, i) => sampleEvent('ipam.vlan', i + 1));
+    await publishPack(pack);
+    await publishPack(pack);
+    await until(() => c.applied + c.skipped >= 600);
+    expect((await applied('test.pack')).map((r) => r.event_id)).toEqual(pack.map((e) => e.id));
+    expect(sizes[0]).toBe(300);
+  });
+
+  test('when one event of a pack always fails, then the others are applied once and only the pack is dead-lettered, not what follows it', async () => {
+    const pack = Array.from({ length: 10 }, (_, i) => sampleEvent('ipam.vrf', i + 1));
+    const poison = pack[4];
+    const c = consumer(
+      'test.pack-poison',
+      'ipam.vrf.*',
+      async (e, tx) => {
+        await record('test.pack-poison')(e, tx);
+        if (e.id === poison.id) throw new Error('poison');
+      },
+      { batchSize: 100, deliveryLimit: 2 },
+    );
+    await declared('test.pack-poison');
+    await publishPack(pack);
+    const after = sampleEvent('ipam.vrf', 99);
+    await publish([after]);
+    const ch = await conn.createChannel();
+    await until(async () => (await ch.checkQueue('test.pack-poison.dead')).messageCount >= 1, 30_000);
+    await until(async () => (await applied('test.pack-poison')).length >= 10, 30_000);
+    await ch.close();
+    const good = pack.filter((e) => e !== poison);
+    expect((await applied('test.pack-poison')).map((r) => r.event_id)).toEqual([...good, after].map((e) => e.id));
+    expect(c.applied).toBe(10);
   });
 });
 

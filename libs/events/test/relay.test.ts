@@ -3,7 +3,7 @@ import pg from 'pg';
 import { Metrics } from '@inventory/core';
 import { createTestDatabase, parseExposition, startBroker } from '@inventory/testkit';
 import { sql } from '@inventory/filtering';
-import { CHANGELOG_QUEUE, OutboxRelay, declareConsumerQueue, outboxStatements, writeOutbox, type ChangeEvent } from '@inventory/events';
+import { CHANGELOG_QUEUE, OutboxRelay, PACK_HEADER, declareConsumerQueue, outboxStatements, writeOutbox, type ChangeEvent } from '@inventory/events';
 import { sampleEvent, silent, until } from './fixtures';
 
 /** The outbox and its relay against a real PostgreSQL and a real RabbitMQ. */
@@ -45,15 +45,25 @@ function renderText(s: ReturnType<typeof sql>): string {
   return s.strings.reduce((acc, part, i) => acc + (i ? `$${i}` : '') + part, '');
 }
 
-/** Collects the events delivered to a fresh queue bound to `pattern`. */
-async function listen(queue: string, pattern: string): Promise<{ got: ChangeEvent[]; ids: string[] }> {
+/**
+ * Collects the events delivered to a fresh queue bound to `pattern`, a
+ * pack's one by one: `ids` as a consumer takes them (a lone event's message
+ * id, a packed event's own id), `messages` as they came.
+ */
+async function listen(
+  queue: string,
+  pattern: string,
+): Promise<{ got: ChangeEvent[]; ids: string[]; messages: { messageId: string; events: number; header: unknown; type: unknown }[] }> {
   const ch = await conn.createChannel();
   await declareConsumerQueue(ch, { name: queue, bindings: [pattern] });
-  const out = { got: [] as ChangeEvent[], ids: [] as string[] };
+  const out = { got: [] as ChangeEvent[], ids: [] as string[], messages: [] as { messageId: string; events: number; header: unknown; type: unknown }[] };
   await ch.consume(queue, (m) => {
     if (!m) return;
-    out.got.push(JSON.parse(m.content.toString()));
-    out.ids.push(String(m.properties.messageId));
+    const body = JSON.parse(m.content.toString());
+    const events: ChangeEvent[] = Array.isArray(body) ? body : [body];
+    out.got.push(...events);
+    out.ids.push(...(Array.isArray(body) ? events.map((e) => e.id) : [String(m.properties.messageId)]));
+    out.messages.push({ messageId: String(m.properties.messageId), events: events.length, header: m.properties.headers?.[PACK_HEADER], type: m.properties.type });
     ch.ack(m);
   });
   return out;
@@ -78,6 +88,29 @@ test('when a transaction commits events, then the relay publishes each once, in 
     expect(seen.got).toEqual(committed);
     const { rows } = await pool.query(`SELECT count(*)::int AS unsent FROM ${SCHEMA}._outbox WHERE sent_at IS NULL`);
     expect(rows[0].unsent).toBe(0);
+  } finally {
+    await relay.stop();
+  }
+});
+
+test('when a write commits consecutive events of one routing key, then they go as one pack (in order, counted, id first..last); a lone event as itself', async () => {
+  const seen = await listen('test.packs', 'circuits.provider.*');
+  const relay = new OutboxRelay({ databaseUrl: db.url, schema: SCHEMA, amqpUrl: broker.url, log: silent, packMax: 4 });
+  relay.start();
+  try {
+    const created = Array.from({ length: 6 }, (_, i) => sampleEvent('circuits.provider', i + 1));
+    const updated = sampleEvent('circuits.provider', 1, 'updated');
+    const written = [...created, updated];
+    await write(written);
+    await until(() => seen.got.length >= written.length);
+    expect(seen.got).toEqual(written);
+    expect(seen.ids).toEqual(written.map((e) => e.id));
+    // at most packMax a pack; a run broken by another routing key; the lone update as the plain event
+    expect(seen.messages).toEqual([
+      { messageId: `${created[0].id}..${created[3].id}`, events: 4, header: 4, type: 'circuits.provider.created' },
+      { messageId: `${created[4].id}..${created[5].id}`, events: 2, header: 2, type: 'circuits.provider.created' },
+      { messageId: updated.id, events: 1, header: undefined, type: 'circuits.provider.updated' },
+    ]);
   } finally {
     await relay.stop();
   }

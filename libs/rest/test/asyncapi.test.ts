@@ -69,10 +69,14 @@ describe("a service's part of the events document", () => {
     );
     const ch = part.channels['demo.widget.updated'];
     expect(ch.bindings.amqp).toMatchObject({ is: 'routingKey', exchange: { name: 'inventory.events', type: 'topic', durable: true } });
-    expect(ch.subscribe.message.$ref).toBe(`#/components/messages/${messageName(widget)}`);
+    expect(ch.subscribe.message.oneOf[0].$ref).toBe(`#/components/messages/${messageName(widget)}`);
     expect(ch.subscribe.bindings.amqp.deliveryMode).toBe(2);
     expect(part.components.messages.WidgetEvent.payload.properties.model.const).toBe('demo.widget');
     expect(part.components.messages.WidgetEvent['x-amqp-properties'].message_id).toBe('$message.payload#/id');
+    // a pack of consecutive events of one routing key: an array of the same envelopes
+    expect(ch.subscribe.message.oneOf[1].$ref).toBe(`#/components/messages/${messageName(widget)}Pack`);
+    expect(part.components.messages.WidgetEventPack.payload).toMatchObject({ type: 'array', minItems: 2 });
+    expect(part.components.messages.WidgetEventPack.payload.items).toEqual(part.components.messages.WidgetEvent.payload);
   });
 
   test('when schemas are copied, then exactly those the payloads reach come along, in JSON Schema, and every reference resolves', () => {

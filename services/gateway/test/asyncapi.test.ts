@@ -124,7 +124,7 @@ describe('GET /api/schema/events/', () => {
     expect(channel).toBeDefined();
     expect(channel.bindings.amqp).toMatchObject({ is: 'routingKey', exchange: { name: 'inventory.events', type: 'topic', durable: true } });
     expect(channel.subscribe.bindings.amqp).toMatchObject({ deliveryMode: 2 });
-    const ref: string = channel.subscribe.message.$ref;
+    const ref: string = channel.subscribe.message.oneOf[0].$ref;
     const message = doc.components.messages[ref.split('/').pop()!];
     expect(message.payload.properties.model.const).toBe('tenancy.tenant');
     expect(message.payload.properties.id).toMatchObject({ type: 'string', format: 'uuid' });
@@ -166,7 +166,7 @@ describe('GET /api/schema/events/', () => {
       data: row.data,
       snapshots: row.snapshots,
     };
-    const ref: string = doc.channels['tenancy.tenant.created'].subscribe.message.$ref;
+    const ref: string = doc.channels['tenancy.tenant.created'].subscribe.message.oneOf[0].$ref;
     const payload = doc.components.messages[ref.split('/').pop()!].payload;
     const checker = new OpenApiChecker({ paths: {}, components: { schemas: { ...doc.components.schemas, TenantEventPayload: payload } } });
     expect(() => checker.check('TenantEventPayload', event)).not.toThrow();

@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import amqp, { type ChannelModel } from 'amqplib';
 import pg from 'pg';
-import { declareConsumerQueue, type ChangeEvent } from '@inventory/events';
+import { declareConsumerQueue, eventsOf, type ChangeEvent } from '@inventory/events';
 import { freePort, startRabbitMQ, type RabbitOptions, type RunningRabbit } from '@inventory/infra';
 import { bootStack, Client, eventually as until, runPaced, startBroker, type Stack } from '@inventory/testkit';
 import { createService } from '@inventory/tenancy';
@@ -22,7 +22,7 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
-/** Deliveries from a queue: every message's id and body, acked. */
+/** Deliveries from a queue: every event's id and body (a pack's one by one), acked. */
 interface Deliveries {
   ids: string[];
   bodies: ChangeEvent[];
@@ -34,8 +34,10 @@ async function consume(conn: ChannelModel, queue: string, out: Deliveries): Prom
   await ch.prefetch(200);
   await ch.consume(queue, (m) => {
     if (!m) return;
-    out.ids.push(String(m.properties.messageId));
-    out.bodies.push(JSON.parse(m.content.toString()));
+    // a lone event carries its id as the message id; a pack (consecutive creates) carries its events, each with its id
+    const { events, pack } = eventsOf(m.content)!;
+    out.ids.push(...(pack ? events.map((e) => e.id) : [String(m.properties.messageId)]));
+    out.bodies.push(...events);
     ch.ack(m);
   });
 }

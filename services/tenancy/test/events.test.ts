@@ -1,5 +1,5 @@
 import amqp, { type ChannelModel } from 'amqplib';
-import { declareConsumerQueue, type ChangeEvent } from '@inventory/events';
+import { declareConsumerQueue, eventsOf as messageEvents, type ChangeEvent } from '@inventory/events';
 import { bootStack, startBroker, type Client, type Stack } from '@inventory/testkit';
 import { createService as tenancy } from '@inventory/tenancy';
 import { createService as extras } from '@inventory/extras';
@@ -21,7 +21,7 @@ beforeAll(async () => {
   await declareConsumerQueue(ch, { name: queue, bindings: ['tenancy.#'] });
   await ch.consume(queue, (m) => {
     if (!m) return;
-    seen.push(JSON.parse(m.content.toString()));
+    seen.push(...messageEvents(m.content)!.events); // a lone event or a pack
     ch.ack(m);
   });
 }, 120_000);

@@ -2,7 +2,7 @@ import http from 'node:http';
 import amqp, { type ChannelModel } from 'amqplib';
 import pg from 'pg';
 import { IDENTITY_HEADER } from '@inventory/auth';
-import { EVENTS_EXCHANGE, declareEventsExchange, type ChangeEvent } from '@inventory/events';
+import { EVENTS_EXCHANGE, declareEventsExchange, eventsOf } from '@inventory/events';
 import { bootStack, eventually, mintIdentity, serviceProcess, superuser, type Stack } from '@inventory/testkit';
 
 /**
@@ -37,7 +37,7 @@ beforeAll(async () => {
   await declareEventsExchange(ch);
   const { queue } = await ch.assertQueue('', { exclusive: true });
   await ch.bindQueue(queue, EVENTS_EXCHANGE, 'tenancy.tenant.created');
-  await ch.consume(queue, (m) => m && published.push((JSON.parse(m.content.toString()) as ChangeEvent).object_id), { noAck: true });
+  await ch.consume(queue, (m) => m && published.push(...eventsOf(m.content)!.events.map((e) => e.object_id)), { noAck: true });
 }, 120_000);
 
 afterAll(async () => {

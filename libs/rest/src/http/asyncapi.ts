@@ -1,4 +1,4 @@
-import { EVENTS_EXCHANGE, type EventKind } from '@inventory/events';
+import { EVENTS_EXCHANGE, PACK_HEADER, type EventKind } from '@inventory/events';
 import type { ModelDef } from '../model';
 import { COMMON_SCHEMAS, schemaName } from './openapi';
 
@@ -7,7 +7,8 @@ import { COMMON_SCHEMAS, schemaName } from './openapi';
  * (`GET /internal/asyncapi`, merged by the gateway into /api/schema/events/):
  * per declared model, one channel per routing key `<app>.<model>.<event>`
  * on the `inventory.events` topic exchange, and one message whose payload
- * is the `ChangeEvent` envelope with `data` the model's REST representation,
+ * is the `ChangeEvent` envelope with `data` the model's REST representation
+ * (or an array of them: a pack of consecutive events of one routing key),
  * the same component schema as in the OpenAPI document (converted from
  * OpenAPI 3.0's `nullable` to the JSON Schema AsyncAPI uses).
  */
@@ -151,6 +152,26 @@ export function serviceAsyncApi(models: Iterable<ModelDef>, openApiSchemas: Sche
         timestamp: '$message.payload#/timestamp, in seconds',
       },
     };
+    // consecutive events of one routing key go as one message, an array of envelopes (libs/events/src/relay.ts `packs`)
+    messages[`${message}Pack`] = {
+      name: `${m.label} (pack)`,
+      title: `${m.verboseName} changes, packed`,
+      summary: `Consecutive ${m.verboseName} events of one routing key (a bulk write's), in their order, as one message.`,
+      description:
+        `Published with the AMQP properties message_id = <first event id>..<last event id>, header ${PACK_HEADER} = the number of events, ` +
+        'and the rest as a single event. A consumer applies each event of the array in order and de-duplicates each by its own id.',
+      contentType: 'application/json',
+      payload: { type: 'array', minItems: 2, items: envelopeSchema(m) },
+      bindings: { amqp: { bindingVersion: AMQP_BINDING_VERSION } },
+      'x-amqp-properties': {
+        message_id: '$message.payload#/0/id..<id of the last event>',
+        type: '<app>.<model>.<event>: the routing key',
+        content_type: 'application/json',
+        delivery_mode: 2,
+        timestamp: '$message.payload#/0/timestamp, in seconds',
+        headers: { [PACK_HEADER]: 'the number of events' },
+      },
+    };
     for (const kind of EVENT_KINDS) {
       const key = `${m.label}.${kind}`;
       channels[key] = {
@@ -158,7 +179,7 @@ export function serviceAsyncApi(models: Iterable<ModelDef>, openApiSchemas: Sche
         subscribe: {
           operationId: key.replace(/\./g, '_'),
           summary: `A ${m.verboseName} was ${kind}.`,
-          message: { $ref: `#/components/messages/${message}` },
+          message: { oneOf: [{ $ref: `#/components/messages/${message}` }, { $ref: `#/components/messages/${message}Pack` }] },
           bindings: { amqp: { deliveryMode: 2, timestamp: true, ack: true, bindingVersion: AMQP_BINDING_VERSION } },
         },
         bindings: {
