@@ -40,8 +40,12 @@ const CONFIRM_TIMEOUT_MS = 30_000;
 
 /** Most events in one pack (a bulk write's thousand are one message). */
 export const PACK_MAX = 1000;
-/** Most bytes of events in one pack (the broker's message limit is 16 MiB by default). */
-const PACK_BYTES = 4 * 1024 * 1024;
+/**
+ * Most bytes of events in one pack: consumers hold up to their prefetch of
+ * messages (1,000), so this bounds what a backlog of packs can take of their
+ * memory (128 MB; a bulk write of 1,000 tenants is then about nine messages).
+ */
+const PACK_BYTES = 128 * 1024;
 
 /** An event with its JSON text (serialized once: its size decides the packing). */
 interface Serialized {
