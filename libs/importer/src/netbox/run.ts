@@ -20,6 +20,8 @@ export interface ImportOptions {
   webhooks?: boolean;
   tokens?: boolean;
   pageSize?: number;
+  /** Pages of a model written at once (default 2). */
+  concurrency?: number;
   out?: Out;
   tty?: boolean;
   afterPage?: (model: string, page: number) => void | Promise<void>;
@@ -54,6 +56,7 @@ export async function runImport(opts: ImportOptions): Promise<ImportResult> {
       onError: opts.onError ?? 'stop',
       tokens: !!opts.tokens,
       pageSize: opts.pageSize ?? 500,
+      concurrency: opts.concurrency ?? 2,
       progress: new Progress(out, opts.tty ?? false, !!opts.dryRun),
       afterPage: opts.afterPage,
     });

@@ -22,6 +22,8 @@ export interface SyncOptions {
   onError: 'stop' | 'skip';
   tokens: boolean;
   pageSize: number;
+  /** Pages of one model written at once (each its own all-or-none request): the target's service works on one while the database works on another. */
+  concurrency: number;
   progress: Progress;
   /** After each page written (a test stops an import here). */
   afterPage?: (model: string, page: number) => void | Promise<void>;
@@ -190,11 +192,14 @@ function byDepth(creates: Row[], source: Row[]): Row[][] {
 /** The deferred fields, once every object exists; an object created in this run is not counted again as updated. */
 async function secondPass(o: SyncOptions, m: Model): Promise<void> {
   const only = (name: string) => m.deferred.has(name);
-  const target = new Map(((await o.to.all(m.step.path, m.step.read)) ?? []).map((r) => [Number(r.id), r]));
+  // objects this run created have none of their deferred fields set: the target is read only for the others (a first import of 480,000 interfaces reads none back)
+  const older = [...m.source.keys()].some((id) => !m.fresh.has(id));
+  const target = new Map((older ? ((await o.to.all(m.step.path, m.step.read)) ?? []) : []).map((r) => [Number(r.id), r]));
   const updates: Row[] = [];
   for (const [id, rep] of m.source) {
     const existing = target.get(id);
-    if (!existing && !(o.dryRun && m.fresh.has(id))) continue; // refused in the first pass
+    if (!existing && !m.fresh.has(id)) continue;
+    if (!existing && !o.dryRun && !m.target.has(id)) continue; // refused in the first pass
     const body = bodyOf(rep, m.fields, only);
     const diff = existing ? changedFields(body, bodyOf(existing, m.fields, only)) : nonNull(body);
     const cf = customFieldsLater(m.refs.get(id), existing);
@@ -231,14 +236,17 @@ async function deletions(o: SyncOptions, m: Model): Promise<void> {
  */
 async function write(o: SyncOptions, m: Model, method: Method, items: Row[], done: number, total: number, counts: (item: Row) => boolean = () => true): Promise<number> {
   const key = method === 'POST' ? 'created' : method === 'PATCH' ? 'updated' : 'deleted';
-  let pages = 0;
-  for (let i = 0; i < items.length; i += o.pageSize) {
-    const page = items.slice(i, i + o.pageSize);
-    const written = o.dryRun ? page : await send(o, m, method, page);
-    m.report[key] += written.filter(counts).length;
-    done += page.length;
-    o.progress.page(m.report, done, total);
-    if (!o.dryRun) await o.afterPage?.(m.report.model, ++pages);
+  const pages = Array.from({ length: Math.ceil(items.length / o.pageSize) }, (_, i) => items.slice(i * o.pageSize, (i + 1) * o.pageSize));
+  // in waves of `concurrency` pages, each wave awaited whole: a stop (a failure, afterPage) leaves no page half sent behind it
+  for (let w = 0; w < pages.length; w += o.concurrency) {
+    const wave = pages.slice(w, w + o.concurrency);
+    const written = await Promise.all(wave.map((page) => (o.dryRun ? page : send(o, m, method, page))));
+    for (const [k, page] of wave.entries()) {
+      m.report[key] += written[k].filter(counts).length;
+      done += page.length;
+      o.progress.page(m.report, done, total);
+      if (!o.dryRun) await o.afterPage?.(m.report.model, w + k + 1);
+    }
   }
   return done;
 }
