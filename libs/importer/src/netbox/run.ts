@@ -43,6 +43,8 @@ export async function runImport(opts: ImportOptions): Promise<ImportResult> {
   const from = new Api(opts.from, opts.token, 'the source');
   const words = ['1', ...(opts.changelog ? ['changelog'] : []), ...(opts.webhooks ? ['webhooks'] : [])];
   const to = new Api(opts.to, opts.toToken, 'the target', { [IMPORT_HEADER]: words.join(',') });
+  // the same writes answered without waiting for the target's readers (all of a model's pages but the last wave)
+  const toNoWait = new Api(opts.to, opts.toToken, 'the target', { [IMPORT_HEADER]: [...words, 'nowait'].join(',') });
   const version = await checkSource(from);
   out(`source: NetBox ${version} at ${from.base}; target: ${to.base}${opts.dryRun ? ' (dry run: nothing is written)' : ''}`);
   const writable = writableFields(await to.get('/api/schema/?format=json'));
@@ -51,6 +53,7 @@ export async function runImport(opts: ImportOptions): Promise<ImportResult> {
     reports = await syncAll({
       from,
       to,
+      toNoWait,
       writable,
       dryRun: !!opts.dryRun,
       onError: opts.onError ?? 'stop',

@@ -17,6 +17,12 @@ export interface SyncOptions {
   from: Api;
   /** Our API, with the import header on every request. */
   to: Api;
+  /**
+   * The same, its writes answered before the target's readers (projections,
+   * the change log) applied them (decision 025's wait skipped): every page of
+   * a model but the last wave, whose wait covers those before it.
+   */
+  toNoWait?: Api;
   writable: Writable;
   dryRun: boolean;
   onError: 'stop' | 'skip';
@@ -240,7 +246,9 @@ async function write(o: SyncOptions, m: Model, method: Method, items: Row[], don
   // in waves of `concurrency` pages, each wave awaited whole: a stop (a failure, afterPage) leaves no page half sent behind it
   for (let w = 0; w < pages.length; w += o.concurrency) {
     const wave = pages.slice(w, w + o.concurrency);
-    const written = await Promise.all(wave.map((page) => (o.dryRun ? page : send(o, m, method, page))));
+    // the last wave waits for the target's readers, so the next model's writes see this one's objects everywhere
+    const api = w + o.concurrency >= pages.length ? o.to : (o.toNoWait ?? o.to);
+    const written = await Promise.all(wave.map((page) => (o.dryRun ? page : send(o, m, method, page, api))));
     for (const [k, page] of wave.entries()) {
       m.report[key] += written[k].filter(counts).length;
       done += page.length;
@@ -260,8 +268,8 @@ type Method = 'POST' | 'PATCH' | 'DELETE';
  * the page sent again without them (one object at a time when the answer
  * does not say which: a delete that something protects).
  */
-async function send(o: SyncOptions, m: Model, method: Method, page: Row[]): Promise<Row[]> {
-  const { status, body } = await o.to.request(method, m.step.path, method === 'DELETE' ? page.map((x) => ({ id: x.id })) : page);
+async function send(o: SyncOptions, m: Model, method: Method, page: Row[], api = o.to): Promise<Row[]> {
+  const { status, body } = await api.request(method, m.step.path, method === 'DELETE' ? page.map((x) => ({ id: x.id })) : page);
   if (status >= 200 && status < 300) return page;
   const name = m.report.model;
   const refusal = status === 400 || status === 409;
@@ -277,14 +285,14 @@ async function send(o: SyncOptions, m: Model, method: Method, page: Row[]): Prom
   }
   if (!named && page.length > 1) {
     const out: Row[] = [];
-    for (const item of page) out.push(...(await send(o, m, method, [item])));
+    for (const item of page) out.push(...(await send(o, m, method, [item], api)));
     return out;
   }
   const refused = named ? bad : [{ item: page[0], errors: body }];
   for (const r of refused) m.report.skipped.push({ model: name, id: Number(r.item.id), errors: r.errors });
   const gone = new Set(refused.map((r) => r.item.id));
   const rest = page.filter((item) => !gone.has(item.id));
-  return rest.length ? send(o, m, method, rest) : [];
+  return rest.length ? send(o, m, method, rest, api) : [];
 }
 
 /** `field: message; field: message` of a DRF error body. */
