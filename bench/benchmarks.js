@@ -42,6 +42,8 @@ const BENCHMARKS = [
   { name: 'memory', script: 'memory.js', quick: { BENCH_SETTLE: 3, BENCH_SECONDS: 10, BENCH_DEVICES: 100 } },
   // the library's test subset, fixed size: a quick run is the same run
   { name: 'device-types', script: 'device-types.js', quick: {} },
+  // issue 25: a scaled inventory copied between two instances, the issue's 10,000 devices extrapolated
+  { name: 'import', script: 'import.js', quick: { BENCH_DEVICES: 40 } },
   { name: 'graphql', script: 'graphql.js', quick: { BENCH_DEVICES: 100, BENCH_RUNS: 2 } },
   { name: 'as-of', script: 'as-of.js', quick: { BENCH_SITES: 1000, BENCH_CHANGES: 2, BENCH_RUNS: 3, BENCH_WRITE_ROUNDS: 2 } },
   { name: 'consistency', script: 'consistency.js', quick: { BENCH_ROUNDS: 2, BENCH_WRITES: 30, BENCH_BULK: 1, BENCH_PAIRS: 1000, BENCH_PAIRS_OFF: 200, BENCH_STALE_SECONDS: 60 } },

@@ -268,6 +268,23 @@ const deviceTypes = (r) => {
   };
 };
 
+const importNetbox = (r) => {
+  const inv = r.inventory;
+  const rate = (m) => r.models.find((x) => x.model === m) ?? { objects_per_s: 0, objects: 0, seconds: 0 };
+  const named = ['dcim.interfaces', 'ipam.ip-addresses', 'dcim.devices', 'dcim.cables'];
+  return {
+    title: 'Importing from NetBox (issue 25)',
+    about: `npm run import between two instances of ours: ${format(inv.devices)} devices, ${format(inv.interfaces)} interfaces, ${format(inv.addresses)} addresses, ${format(inv.cables)} cables (${format(r.objects)} objects) copied with their ids, pages of ${r.page_size ?? 500}, ${r.concurrency ?? 1} at a time; each instance's services in one process, its gateway in another. Load average ${r.machine?.load_average_1m ?? '?'} on ${r.cpus} CPUs.`,
+    rows: [
+      { figure: 'the issue\'s inventory (10,000 devices, 480,000 interfaces, 100,000 addresses, 10,000 cables), extrapolated', value: r.extrapolated_10000_devices_minutes, unit: 'min', goal: lt(r.goal_minutes), beside: r.extrapolation ?? 'from the objects/s of this run' },
+      { figure: 'the scaled inventory imported', value: r.import_seconds, unit: 's', beside: `${format(Math.round(r.objects / r.import_seconds))} objects/s over the whole run` },
+      ...named.map((m) => ({ figure: `${m} copied per second`, value: rate(m).objects_per_s, unit: 'objects/s', beside: `${format(rate(m).objects)} in ${format(rate(m).seconds)} s` })),
+      { figure: 'verify: differences after the import', value: r.verify_differences, unit: '', goal: none(0), beside: `${format(r.verify_seconds)} s, every object's representation on both sides` },
+      { figure: 'the same import again: objects written', value: r.second_import_writes, unit: '', goal: none(0), beside: `${format(r.second_import_seconds)} s` },
+    ],
+  };
+};
+
 const graphql = (r) => {
   const q = r.graphql;
   const small = r.graphql_small_page;
@@ -328,6 +345,7 @@ const EXTRACTORS = {
   ipam,
   memory,
   'device-types': deviceTypes,
+  import: importNetbox,
   graphql,
   consistency,
   'as-of': asOf,

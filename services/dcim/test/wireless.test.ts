@@ -190,6 +190,21 @@ describe('wireless LANs', () => {
       { id: corp.id, url: corp.url, display: 'corp', ssid: 'corp' },
       { id: guest.id, url: guest.url, display: 'guest', ssid: 'guest' },
     ]);
+    // a bulk create stores each item's own links and tags (one statement per link table for all of them)
+    const tagged = await gw.post('/api/extras/tags/', { name: 'Radio', slug: 'radio' });
+    expect(tagged.status).toBe(201);
+    const tag = tagged.body;
+    const bulk = await made('/api/dcim/interfaces/', [
+      { device: d.id, name: 'wlan1', type: 'ieee802.11ax', wireless_lans: [guest.id], tags: [tag.id] },
+      { device: d.id, name: 'wlan2', type: 'ieee802.11ax', wireless_lans: [], tags: [] },
+      { device: d.id, name: 'wlan3', type: 'ieee802.11ax', wireless_lans: [corp.id, guest.id] },
+    ]);
+    const stored = await Promise.all(bulk.map((w: Obj) => get(`/api/dcim/interfaces/${w.id}/`)));
+    expect(stored.map((w: Obj) => [w.wireless_lans.map((x: Obj) => x.id), w.tags.map((t: Obj) => t.slug)])).toEqual([
+      [[guest.id], ['radio']],
+      [[], []],
+      [[corp.id, guest.id], []],
+    ]);
     const bad = await api.patch(`/api/dcim/interfaces/${wlan.id}/`, { wireless_lans: [999999] });
     expect(bad.status).toBe(400);
     expect(Object.keys(bad.body)).toEqual(['wireless_lans']);

@@ -2,7 +2,7 @@ import { ImportFailure } from './api';
 import type { ImportOptions } from './run';
 
 export const USAGE = `usage: npm run import -- --from <NetBox URL> --token <token> [--to <our URL>] --to-token <superuser token>
-  [--dry-run] [--verify] [--on-error=stop|skip] [--changelog] [--webhooks] [--tokens] [--page-size N]
+  [--dry-run] [--verify] [--on-error=stop|skip] [--changelog] [--webhooks] [--tokens] [--page-size N] [--concurrency N]
 
   --to          our API (default http://localhost:8000, the quick start's)
   --dry-run     say per model what would be created, updated and deleted; write nothing
@@ -11,10 +11,11 @@ export const USAGE = `usage: npm run import -- --from <NetBox URL> --token <toke
   --changelog   record the import's changes in the change log (off by default)
   --webhooks    send webhooks and event rules for the import's changes (off by default)
   --tokens      copy API tokens too (with their keys)
-  --page-size   objects per write (default 500)`;
+  --page-size   objects per write (default 500)
+  --concurrency pages of a model written at once, each all or none (default 2)`;
 
 const FLAGS = new Set(['dry-run', 'verify', 'changelog', 'webhooks', 'tokens', 'no-verify']);
-const VALUES = new Set(['from', 'token', 'to', 'to-token', 'on-error', 'page-size']);
+const VALUES = new Set(['from', 'token', 'to', 'to-token', 'on-error', 'page-size', 'concurrency']);
 
 /** The command line's options; an unknown or incomplete one is an ImportFailure with the usage. */
 export function parseArgs(argv: string[]): ImportOptions {
@@ -37,6 +38,8 @@ export function parseArgs(argv: string[]): ImportOptions {
   if (onError !== 'stop' && onError !== 'skip') throw new ImportFailure(`--on-error is stop or skip, not ${onError}`);
   const pageSize = Number(v['page-size'] ?? 500);
   if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 1000) throw new ImportFailure('--page-size is an integer from 1 to 1000');
+  const concurrency = Number(v.concurrency ?? 2);
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 8) throw new ImportFailure('--concurrency is an integer from 1 to 8');
   return {
     from: v.from,
     token: v.token,
@@ -50,5 +53,6 @@ export function parseArgs(argv: string[]): ImportOptions {
     webhooks: f.has('webhooks'),
     tokens: f.has('tokens'),
     pageSize,
+    concurrency,
   };
 }

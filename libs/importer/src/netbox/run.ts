@@ -20,6 +20,8 @@ export interface ImportOptions {
   webhooks?: boolean;
   tokens?: boolean;
   pageSize?: number;
+  /** Pages of a model written at once (default 2). */
+  concurrency?: number;
   out?: Out;
   tty?: boolean;
   afterPage?: (model: string, page: number) => void | Promise<void>;
@@ -41,6 +43,8 @@ export async function runImport(opts: ImportOptions): Promise<ImportResult> {
   const from = new Api(opts.from, opts.token, 'the source');
   const words = ['1', ...(opts.changelog ? ['changelog'] : []), ...(opts.webhooks ? ['webhooks'] : [])];
   const to = new Api(opts.to, opts.toToken, 'the target', { [IMPORT_HEADER]: words.join(',') });
+  // the same writes answered without waiting for the target's readers (all of a model's pages but the last wave)
+  const toNoWait = new Api(opts.to, opts.toToken, 'the target', { [IMPORT_HEADER]: [...words, 'nowait'].join(',') });
   const version = await checkSource(from);
   out(`source: NetBox ${version} at ${from.base}; target: ${to.base}${opts.dryRun ? ' (dry run: nothing is written)' : ''}`);
   const writable = writableFields(await to.get('/api/schema/?format=json'));
@@ -49,11 +53,13 @@ export async function runImport(opts: ImportOptions): Promise<ImportResult> {
     reports = await syncAll({
       from,
       to,
+      toNoWait,
       writable,
       dryRun: !!opts.dryRun,
       onError: opts.onError ?? 'stop',
       tokens: !!opts.tokens,
       pageSize: opts.pageSize ?? 500,
+      concurrency: opts.concurrency ?? 2,
       progress: new Progress(out, opts.tty ?? false, !!opts.dryRun),
       afterPage: opts.afterPage,
     });

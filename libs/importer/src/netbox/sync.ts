@@ -17,11 +17,19 @@ export interface SyncOptions {
   from: Api;
   /** Our API, with the import header on every request. */
   to: Api;
+  /**
+   * The same, its writes answered before the target's readers (projections,
+   * the change log) applied them (decision 025's wait skipped): every page of
+   * a model but the last wave, whose wait covers those before it.
+   */
+  toNoWait?: Api;
   writable: Writable;
   dryRun: boolean;
   onError: 'stop' | 'skip';
   tokens: boolean;
   pageSize: number;
+  /** Pages of one model written at once (each its own all-or-none request): the target's service works on one while the database works on another. */
+  concurrency: number;
   progress: Progress;
   /** After each page written (a test stops an import here). */
   afterPage?: (model: string, page: number) => void | Promise<void>;
@@ -190,11 +198,14 @@ function byDepth(creates: Row[], source: Row[]): Row[][] {
 /** The deferred fields, once every object exists; an object created in this run is not counted again as updated. */
 async function secondPass(o: SyncOptions, m: Model): Promise<void> {
   const only = (name: string) => m.deferred.has(name);
-  const target = new Map(((await o.to.all(m.step.path, m.step.read)) ?? []).map((r) => [Number(r.id), r]));
+  // objects this run created have none of their deferred fields set: the target is read only for the others (a first import of 480,000 interfaces reads none back)
+  const older = [...m.source.keys()].some((id) => !m.fresh.has(id));
+  const target = new Map((older ? ((await o.to.all(m.step.path, m.step.read)) ?? []) : []).map((r) => [Number(r.id), r]));
   const updates: Row[] = [];
   for (const [id, rep] of m.source) {
     const existing = target.get(id);
-    if (!existing && !(o.dryRun && m.fresh.has(id))) continue; // refused in the first pass
+    if (!existing && !m.fresh.has(id)) continue;
+    if (!existing && !o.dryRun && !m.target.has(id)) continue; // refused in the first pass
     const body = bodyOf(rep, m.fields, only);
     const diff = existing ? changedFields(body, bodyOf(existing, m.fields, only)) : nonNull(body);
     const cf = customFieldsLater(m.refs.get(id), existing);
@@ -231,14 +242,19 @@ async function deletions(o: SyncOptions, m: Model): Promise<void> {
  */
 async function write(o: SyncOptions, m: Model, method: Method, items: Row[], done: number, total: number, counts: (item: Row) => boolean = () => true): Promise<number> {
   const key = method === 'POST' ? 'created' : method === 'PATCH' ? 'updated' : 'deleted';
-  let pages = 0;
-  for (let i = 0; i < items.length; i += o.pageSize) {
-    const page = items.slice(i, i + o.pageSize);
-    const written = o.dryRun ? page : await send(o, m, method, page);
-    m.report[key] += written.filter(counts).length;
-    done += page.length;
-    o.progress.page(m.report, done, total);
-    if (!o.dryRun) await o.afterPage?.(m.report.model, ++pages);
+  const pages = Array.from({ length: Math.ceil(items.length / o.pageSize) }, (_, i) => items.slice(i * o.pageSize, (i + 1) * o.pageSize));
+  // in waves of `concurrency` pages, each wave awaited whole: a stop (a failure, afterPage) leaves no page half sent behind it
+  for (let w = 0; w < pages.length; w += o.concurrency) {
+    const wave = pages.slice(w, w + o.concurrency);
+    // the last wave waits for the target's readers, so the next model's writes see this one's objects everywhere
+    const api = w + o.concurrency >= pages.length ? o.to : (o.toNoWait ?? o.to);
+    const written = await Promise.all(wave.map((page) => (o.dryRun ? page : send(o, m, method, page, api))));
+    for (const [k, page] of wave.entries()) {
+      m.report[key] += written[k].filter(counts).length;
+      done += page.length;
+      o.progress.page(m.report, done, total);
+      if (!o.dryRun) await o.afterPage?.(m.report.model, w + k + 1);
+    }
   }
   return done;
 }
@@ -252,8 +268,8 @@ type Method = 'POST' | 'PATCH' | 'DELETE';
  * the page sent again without them (one object at a time when the answer
  * does not say which: a delete that something protects).
  */
-async function send(o: SyncOptions, m: Model, method: Method, page: Row[]): Promise<Row[]> {
-  const { status, body } = await o.to.request(method, m.step.path, method === 'DELETE' ? page.map((x) => ({ id: x.id })) : page);
+async function send(o: SyncOptions, m: Model, method: Method, page: Row[], api = o.to): Promise<Row[]> {
+  const { status, body } = await api.request(method, m.step.path, method === 'DELETE' ? page.map((x) => ({ id: x.id })) : page);
   if (status >= 200 && status < 300) return page;
   const name = m.report.model;
   const refusal = status === 400 || status === 409;
@@ -269,14 +285,14 @@ async function send(o: SyncOptions, m: Model, method: Method, page: Row[]): Prom
   }
   if (!named && page.length > 1) {
     const out: Row[] = [];
-    for (const item of page) out.push(...(await send(o, m, method, [item])));
+    for (const item of page) out.push(...(await send(o, m, method, [item], api)));
     return out;
   }
   const refused = named ? bad : [{ item: page[0], errors: body }];
   for (const r of refused) m.report.skipped.push({ model: name, id: Number(r.item.id), errors: r.errors });
   const gone = new Set(refused.map((r) => r.item.id));
   const rest = page.filter((item) => !gone.has(item.id));
-  return rest.length ? send(o, m, method, rest) : [];
+  return rest.length ? send(o, m, method, rest, api) : [];
 }
 
 /** `field: message; field: message` of a DRF error body. */

@@ -25,6 +25,18 @@ export function importMarkOf(req: Request, identity: Identity): ImportMark | und
   return { changelog: words.has('changelog'), webhooks: words.has('webhooks') };
 }
 
+/**
+ * Whether an import's write is answered without waiting for its readers
+ * (decision 025): `X-Inventory-Import: 1,nowait`. The importer asks it for
+ * every page of a model but the last wave, whose wait then covers the pages
+ * before it (their events were relayed before its own, and each reader
+ * applies its queue in order); only a superuser's import may ask.
+ */
+export function skipsReaders(req: Request, importing: ImportMark | undefined): boolean {
+  if (!importing) return false;
+  return (req.get(IMPORT_HEADER) ?? '').split(',').some((w) => w.trim().toLowerCase() === 'nowait');
+}
+
 /** The id an import gives an item: absent (the sequence's), or an error message for a bad one. */
 export function keptIdOf(item: unknown): number | undefined | { error: string } {
   if (!item || typeof item !== 'object' || Array.isArray(item) || !('id' in item)) return undefined;

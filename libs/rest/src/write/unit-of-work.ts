@@ -7,7 +7,7 @@ import { recordChanges, type Recorded } from './changes';
 import { retryingReserved } from '../projections';
 import { baseUrl } from '../read';
 import { lockTree } from './write';
-import { importMarkOf } from './import-mode';
+import { importMarkOf, skipsReaders } from './import-mode';
 import type { ImportMark } from '@inventory/events';
 
 /** What a write handler applied, inside its transaction. */
@@ -75,7 +75,7 @@ export async function runWrite(
   }
   const { applied, recorded } = outcome;
   await committed(ctx, model, recorded);
-  await awaitReaders(ctx, res, recorded.events);
+  if (!skipsReaders(req, importing)) await awaitReaders(ctx, res, recorded.events);
   // the recorded representations name the events' host; the answer names the one the client asked for
   const answer = rebase(await respond(applied, recorded), eventBase(ctx, req), baseUrl(req, ctx.settings.publicUrl));
   if (key) await recordAnswer(ctx, identity, key, answer);

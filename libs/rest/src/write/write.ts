@@ -234,7 +234,8 @@ function draftTags(d: Draft, model: ModelDef): { ids?: number[] } | undefined {
 /** Custom fields: the values written over those stored, checked against extras' definitions (defaults on create). */
 async function draftCustomFields(d: Draft, model: ModelDef, existing: Row | null): Promise<void> {
   try {
-    const defs = await d.ctx.extras.customFields(model.label);
+    // once per write: a bulk create's items share the definitions
+    const defs = await memo(d.wctx, `custom-fields:${model.label}`, () => d.ctx.extras.customFields(model.label));
     const input = await resolveObjectCustomFields(d.ctx, defs, d.body.custom_fields, d.wctx);
     const stored = existing ? ((existing.custom_field_data as Row) ?? {}) : null;
     if (input !== undefined || !existing) d.columns.custom_field_data = JSON.stringify(applyCustomFields(defs, input, stored));
@@ -326,8 +327,35 @@ export async function insertMany(ctx: ServiceContext, model: ModelDef, prepared:
     return insertEach(ctx, model, prepared, tx);
   }
   const ids = insertedIds(prepared, inserted);
-  for (const [i, p] of prepared.entries()) await writeLinks(ctx, model, ids[i], p, tx);
+  await writeLinksMany(ctx, model, ids, prepared, tx);
   return ids;
+}
+
+/**
+ * The many-to-many links and tags of freshly inserted rows, one INSERT per
+ * link table for all of them (not two statements per row and table: an
+ * import's interfaces each name four empty lists). New rows have no links to
+ * clear: the link tables cascade from their owners, and a deleted object's
+ * tags go with it (`remove`).
+ */
+async function writeLinksMany(ctx: ServiceContext, model: ModelDef, ids: number[], prepared: Prepared[], tx: Tx): Promise<void> {
+  const pairs = (list: (i: number) => number[] | undefined) => {
+    const owners: number[] = [];
+    const targets: number[] = [];
+    prepared.forEach((_, i) => list(i)?.forEach((t) => (owners.push(ids[i]), targets.push(t))));
+    return { owners, targets };
+  };
+  for (const [name, field] of Object.entries(model.fields)) {
+    if (field.type !== 'm2m') continue;
+    const { owners, targets } = pairs((i) => prepared[i].m2m.get(name));
+    if (!owners.length) continue;
+    const through = raw(ctx.db.table(field.through));
+    await tx.query(sql`INSERT INTO ${through} (owner_id, target_id) SELECT * FROM unnest(${owners}::bigint[], ${targets}::bigint[])`);
+  }
+  const { owners, targets } = pairs((i) => prepared[i].tags);
+  if (!owners.length) return;
+  const tagged = raw(ctx.db.table(TAGGED_ITEM_TABLE));
+  await tx.query(sql`INSERT INTO ${tagged} (content_type, object_id, tag_id) SELECT ${model.label}, * FROM unnest(${owners}::bigint[], ${targets}::bigint[])`);
 }
 
 /**

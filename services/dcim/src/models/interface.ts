@@ -1,6 +1,6 @@
 import { ValidationError } from '@inventory/core';
 import { sql, raw, or, excludedBy, stringLookup, type FilterDef } from '@inventory/filtering';
-import { f, keyResolver, projectedModels, projection, type ModelDef, type Row, type ServiceContext, type WriteContext, decorateL2vpnTermination, l2vpnFilters, L2VPN_READS } from '@inventory/rest';
+import { f, keyResolver, projectedModels, projection, type ModelDef, type Row, type ServiceContext, type WriteContext, decorateL2vpnTermination, memo, l2vpnFilters, L2VPN_READS } from '@inventory/rest';
 import { INTERFACE_TYPE, POE_MODE, POE_TYPE, WIRELESS_INTERFACE_TYPES, WIRELESS_ROLE } from './component-choices';
 import { INTERFACE_DUPLEX, INTERFACE_MODE, VIRTUAL_INTERFACE_TYPES, WIRELESS_CHANNEL, channelAttr } from './cable-choices';
 import { component, componentName } from './component';
@@ -140,8 +140,9 @@ async function checkInterface(row: Row, existing: Row | null, wctx: WriteContext
   if (virtual && isSet(row.cable_id)) fail('type', `${typeLabel(type)} interfaces cannot have a cable attached.`);
   if (virtual && row.mark_connected) fail('mark_connected', `${typeLabel(type)} interfaces cannot be marked as connected.`);
 
-  const [own] = await wctx.tx.query(
-    sql`SELECT d.site_id, to_jsonb(d)->>'virtual_chassis_id' AS vc FROM ${raw(wctx.service.db.table('device'))} d WHERE d.id = ${row.device_id}`,
+  // once per device and write: a bulk create's interfaces mostly share a few devices, which the write does not change
+  const [own] = await memo(wctx, `interface-device:${String(row.device_id)}`, () =>
+    wctx.tx.query(sql`SELECT d.site_id, to_jsonb(d)->>'virtual_chassis_id' AS vc FROM ${raw(wctx.service.db.table('device'))} d WHERE d.id = ${row.device_id}`),
   );
   const ownVc = own?.vc ?? null;
   const sameDeviceRule = (field: string, what: string, peer: Peer, differentDevice: string) => {

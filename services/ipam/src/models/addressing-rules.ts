@@ -237,7 +237,9 @@ export async function checkAddress(row: Row, existing: Row | null, wctx: WriteCo
   if (isSet(type) && !isSet(id)) fail('assigned_object_id', 'This field is required when an assigned object type is given.');
   const parsed = parseNetwork(networkText(row.address));
   if (isSet(type) && isSet(id)) {
-    if (!(await assignedObject(ctx, wctx.tx, String(type), id))) fail('assigned_object_id', `Related object not found using the provided numeric ID: ${String(id)}`);
+    // once per object and write: a bulk create's addresses often share an interface
+    const assigned = await memo(wctx, `assigned-object:${String(type)}:${String(id)}`, () => assignedObject(ctx, wctx.tx, String(type), id));
+    if (!assigned) fail('assigned_object_id', `Related object not found using the provided numeric ID: ${String(id)}`);
     // an interface's address is not its network's id, nor (IPv4) its broadcast address, below /31 (/127)
     if (parsed) {
       const host = formatAddress(parsed.version, parsed.value);
