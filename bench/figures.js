@@ -3,7 +3,7 @@
  * What RESULTS.md shows of each result file: one extractor per benchmark maps its JSON (each
  * script has its own shape) to rows
  *   { figure, value, unit, goal?: { op, value } | { text, met }, anchor?, beside? }
- * `goal.op` is '<', '<=', '>=' or '=' against a number; a goal that is not a number ("constant
+ * `goal.op` is '<', '<=', '>', '>=' or '=' against a number; a goal that is not a number ("constant
  * in the page size") carries its own `met`. `anchor` is NetBox's or Nautobot's figure where the
  * benchmark names one; `beside` is what was measured in the same run to compare with (a baseline,
  * the before side, the HTTP floor, another index kind) or how the figure was taken.
@@ -37,7 +37,7 @@ function met(row) {
   if ('met' in g) return g.met;
   const v = row.value;
   if (typeof v !== 'number') return null;
-  return { '<': v < g.value, '<=': v <= g.value, '>=': v >= g.value, '=': v === g.value }[g.op];
+  return { '<': v < g.value, '<=': v <= g.value, '>': v > g.value, '>=': v >= g.value, '=': v === g.value }[g.op];
 }
 
 const tenantsList = (r) => ({
@@ -296,7 +296,7 @@ const graphql = (r) => {
       { figure: `GraphQL: ${format(q.devices)} devices with interfaces, addresses, site and tenant, one query`, value: q.ms_median, unit: 'ms', goal: lt(r.rest_walk.ms), beside: `${plural(q.statements, 'statement')}, ${plural(q.service_calls, 'service call')}; the goal: REST walking the relations` },
       { figure: 'REST walking the relations (devices, then each device\'s interfaces and addresses)', value: r.rest_walk.ms, unit: 'ms', beside: rest(r.rest_walk) },
       { figure: 'REST paging whole lists at 1,000 (the client joins them)', value: r.rest_pages.ms, unit: 'ms', beside: `${rest(r.rest_pages)}${r.rest_pages.runs ? `; median of ${r.rest_pages.runs.length}, each right after a GraphQL run` : ''}` },
-      { figure: 'REST paging whole lists / GraphQL (one run)', value: r.graphql_vs_rest_pages, unit: '×', goal: atLeast(3), beside: 'the goal: the query at least 3x faster than the pages' },
+      { figure: 'REST paging whole lists / GraphQL (one run)', value: r.graphql_vs_rest_pages, unit: '×', goal: { op: '>', value: 1 }, beside: 'the goal (issue 26): the query faster than the REST calls that fetch the same data' },
       {
         figure: `GraphQL statements and service calls: ${format(q.devices)} / ${format(small.devices)} devices`,
         value: `${q.statements} / ${small.statements}`,

@@ -51,7 +51,7 @@ function section(name) {
 }
 
 const cell = (s) => String(s ?? '').replace(/\|/g, '\\|');
-const goalText = (g) => (!g ? '' : 'text' in g ? g.text : `${{ '<': '<', '<=': '≤', '>=': '≥', '=': '=' }[g.op]} ${format(g.value)}`);
+const goalText = (g) => (!g ? '' : 'text' in g ? g.text : `${{ '<': '<', '<=': '≤', '>': '>', '>=': '≥', '=': '=' }[g.op]} ${format(g.value)}`);
 const mark = (m) => (m === true ? '✓' : m === false ? '✗ missed' : '');
 const duration = (s) => (s >= 60 ? `${Math.floor(s / 60)} min ${Math.round(s % 60)} s` : `${Math.round(s)} s`);
 
