@@ -78,8 +78,6 @@ export class RenderPool {
 
   private open(): Slot {
     const slot: Slot = { worker: spawn(), ready: false, job: null, timer: null };
-    // an idle worker does not keep the process alive
-    slot.worker.unref();
     slot.worker.on('message', (reply: RenderReply | 'ready') => {
       if (reply !== 'ready') return this.finish(slot, reply);
       slot.ready = true;
@@ -87,6 +85,8 @@ export class RenderPool {
     });
     slot.worker.on('error', (err) => this.fail(slot, err));
     slot.worker.on('exit', () => this.fail(slot, new Error('the template worker stopped')));
+    // an idle worker does not keep the process alive: after the listeners, for a 'message' listener refs the worker's port again
+    slot.worker.unref();
     this.slots.push(slot);
     return slot;
   }
