@@ -14,6 +14,6 @@ export { eventSource, warmReferences } from './references';
 export { createObjects, modelOpenApi, mountRoute, pageSchema, RENDERED_SCHEMAS, renderConfigHandler, renderConfigRoute, renderOperation, schemaName } from './http';
 export type { RouteDecl, RouteHandler, RouteOperation } from './http';
 export { periodic } from './periodic';
-export { buildSubgraph, byIdField, rootName, typeName } from './graphql';
+export { byIdField, rootName, typeName } from './graphql';
 export { createRestService } from './service';
 export type { RestService, Worker } from './service';

@@ -4,5 +4,4 @@
  * The gateway composes the subgraphs.
  */
 export { mountGraphql } from './endpoint';
-export { buildSubgraph } from './schema';
 export { byIdField, rootName, typeName } from './names';

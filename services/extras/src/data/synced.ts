@@ -1,7 +1,6 @@
 import type { Express, Request, Response } from 'express';
 import { NotFound, ValidationError } from '@inventory/core';
 import { ident, or, raw, sql, type FilterDef } from '@inventory/filtering';
-import { parse as parseYaml } from 'yaml';
 import {
   areaOf,
   awaitReaders,
@@ -84,6 +83,10 @@ export type SyncData = (text: string) => Row;
 
 /** Template code: the text as it is (export and config templates). */
 export const templateCode: SyncData = (text) => ({ template_code: text });
+
+/** The YAML parser, loaded on first use (about 70 modules that most services never need). */
+let yaml: typeof import('yaml') | undefined;
+const parseYaml = (text: string): unknown => (yaml ??= require('yaml') as typeof import('yaml')).parse(text);
 
 /** Context data: the file read as YAML (or JSON), which must be an object (config contexts). */
 export const contextData: SyncData = (text) => {

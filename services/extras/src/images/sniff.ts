@@ -1,4 +1,6 @@
-import { imageSize } from 'image-size';
+/** image-size, loaded with the first image (about 25 modules that most requests never need). */
+let sizer: typeof import('image-size') | undefined;
+const imageSize = (data: Buffer) => (sizer ??= require('image-size') as typeof import('image-size')).imageSize(data);
 
 /**
  * What an uploaded file is, read from its bytes (never from its name or the

@@ -1,6 +1,5 @@
-import { buildSchema, type GraphQLSchema } from 'graphql';
-import { stitchSchemas } from '@graphql-tools/stitch';
-import { filterSchema } from '@graphql-tools/utils';
+import type { GraphQLSchema } from 'graphql';
+import type { stitchSchemas } from '@graphql-tools/stitch';
 import type { Logger } from '@inventory/core';
 import type { SubgraphClient } from './subgraphs';
 
@@ -64,15 +63,16 @@ export class Composition {
     }
     if (before) this.log.info({ services: [...sdls.keys()].filter((s) => !before.sdls.has(s)) }, 'GraphQL: subgraph back, composed again');
     // in the services' order, so the composition does not depend on which answered first
-    const subschemas = this.services.filter((s) => sdls.has(s)).map((s) => this.subschema(s, sdls.get(s)!));
-    const stitched = stitchSchemas({ subschemas, mergeTypes: true });
+    // loaded with the first composition (graphql and graphql-tools are some 250 modules a gateway nobody queries never needs)
+    const [{ buildSchema }, stitch, { filterSchema }] = await Promise.all([import('graphql'), import('@graphql-tools/stitch'), import('@graphql-tools/utils')]);
+    const subschemas = this.services.filter((s) => sdls.has(s)).map((s) => this.subschema(s, buildSchema(sdls.get(s)!)));
+    const stitched = stitch.stitchSchemas({ subschemas, mergeTypes: true });
     const schema = filterSchema({ schema: stitched, rootFieldFilter: (_op, name) => !KEY_FIELD.test(name) });
     this.current = { schema, sdls, missing, at: Date.now() };
     return schema;
   }
 
-  private subschema(service: string, sdl: string): Subschema {
-    const schema = buildSchema(sdl);
+  private subschema(service: string, schema: GraphQLSchema): Subschema {
     const merge: NonNullable<Subschema['merge']> = {};
     for (const fieldName of Object.keys(schema.getQueryType()?.getFields() ?? {})) {
       const type = KEY_FIELD.exec(fieldName)?.[1];

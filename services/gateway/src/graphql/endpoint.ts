@@ -1,31 +1,17 @@
 import express, { type Express, type Request, type RequestHandler, type Response } from 'express';
-import { GraphQLError, execute, getOperationAST, parse, printSchema, specifiedRules, validate, type DocumentNode, type ExecutionResult } from 'graphql';
 import { BadRequest, MethodNotAllowed } from '@inventory/core';
 import { locals } from '../auth/identity';
-import { forwardedFor } from '../forwarding/forwarded';
 import { wantsHtml } from '../pages/html';
 import { LOGIN_PATH, pathPrefix } from '../pages/page-html';
-import type { Composition } from './compose';
-import { checkLimits, type Limits } from './limits';
 import { sendGraphiql } from './graphiql';
-import type { GraphqlRequestContext } from './subgraphs';
+import type { GraphqlParams, QueryDeps } from './query';
 
 export const GRAPHQL_PATH = '/graphql/';
 
-export interface GraphqlDeps {
-  composition: Composition;
+export interface GraphqlDeps extends QueryDeps {
   /** The API's authentication (a token or the session), run for every request here. */
   authenticate: RequestHandler;
-  limits: Limits;
-  publicUrl: string | undefined;
   maxBodySize: number;
-}
-
-/** A GraphQL request as GET's query string or POST's JSON body carries it. */
-interface GraphqlParams {
-  query: string;
-  variables: Record<string, unknown>;
-  operationName: string | undefined;
 }
 
 /**
@@ -60,44 +46,15 @@ export function mountGraphql(app: Express, deps: GraphqlDeps): void {
       if (!locals(res).identity.user) return res.redirect(302, `${prefix}${LOGIN_PATH}?next=${encodeURIComponent(prefix + req.originalUrl)}`);
       return sendGraphiql(res);
     }
+    // graphql itself loads with the first query (a gateway nobody queries this way never loads it)
+    const query = await import('./query');
     const schema = await deps.composition.schema();
-    if (reading && req.query.sdl !== undefined) return res.type('text/plain').send(printSchema(schema));
+    if (reading && req.query.sdl !== undefined) return res.type('text/plain').send(query.sdl(schema));
     if (!reading) await run(json, req, res);
     const params = reading ? fromQuery(req) : fromBody(req.body);
-    const { status, body } = await answer(deps, req, res, params);
+    const { status, body } = await query.answer(deps, req, res, params);
     res.status(status).json(body);
   });
-}
-
-/** Parses, validates (with the limits) and runs one request; 400 with GraphQL errors when it cannot run. */
-async function answer(deps: GraphqlDeps, req: Request, res: Response, p: GraphqlParams): Promise<{ status: number; body: ExecutionResult }> {
-  const schema = await deps.composition.schema();
-  let document: DocumentNode;
-  try {
-    document = parse(p.query);
-  } catch (err) {
-    return { status: 400, body: { errors: [err as GraphQLError] } };
-  }
-  const errors = [...validate(schema, document, specifiedRules)];
-  if (!errors.length) {
-    const op = getOperationAST(document, p.operationName);
-    if (op && op.operation !== 'query') errors.push(new GraphQLError('The GraphQL API is read-only: only queries are served.', { nodes: [op] }));
-    errors.push(...checkLimits(schema, document, p.operationName, p.variables, deps.limits));
-  }
-  if (errors.length) return { status: 400, body: { errors } };
-  const f = forwardedFor(req, deps.publicUrl);
-  const context: GraphqlRequestContext = {
-    identity: locals(res).identity,
-    base: deps.publicUrl ? deps.publicUrl.replace(/\/$/, '') : `${f.proto}://${f.host}`,
-    requestId: locals(res).requestId,
-    calls: {},
-    statements: null,
-  };
-  const result = await execute({ schema, document, variableValues: p.variables, operationName: p.operationName, contextValue: context });
-  // what the services reported (QUERY_COUNT_HEADER), summed: the cost of one query across the services
-  if (context.statements !== null) res.setHeader('X-Query-Count', String(context.statements));
-  res.setHeader('X-Service-Calls', String(Object.values(context.calls).reduce((a, b) => a + b, 0)));
-  return { status: 200, body: result };
 }
 
 function fromQuery(req: Request): GraphqlParams {

@@ -1,4 +1,4 @@
-import { GraphQLError, print, type ExecutionResult } from 'graphql';
+import type { ExecutionResult, GraphQLError } from 'graphql';
 import type { ExecutionRequest, Executor } from '@graphql-tools/utils';
 import { GRAPHQL_IDENTITY_HEADER, IDENTITY_HEADER, serviceIdentity, signIdentity, type Identity } from '@inventory/auth';
 import type { IdentityMinter } from '../auth/identity';
@@ -42,6 +42,10 @@ export class SubgraphClient {
   /** The executor the stitched schema delegates to for one service. */
   executor(service: string): Executor {
     return (async (request: ExecutionRequest): Promise<ExecutionResult> => {
+      // graphql is loaded by now (it runs this executor): imported here so that a gateway nobody queries never loads it
+      const { GraphQLError, print } = await import('graphql');
+      const unavailable = (status?: number): GraphQLError =>
+        new GraphQLError(`Service ${service} is unavailable${status ? ` (HTTP ${status})` : ''}.`, { extensions: { service } });
       const c = request.context as GraphqlRequestContext;
       c.calls[service] = (c.calls[service] ?? 0) + 1;
       let res: Response;
@@ -58,11 +62,11 @@ export class SubgraphClient {
           signal: AbortSignal.timeout(CALL_TIMEOUT_MS),
         });
       } catch {
-        return { errors: [unavailable(service)] };
+        return { errors: [unavailable()] };
       }
       const counted = res.headers.get('x-query-count');
       if (counted !== null) c.statements = (c.statements ?? 0) + Number(counted);
-      if (!res.ok) return { errors: [unavailable(service, res.status)] };
+      if (!res.ok) return { errors: [unavailable(res.status)] };
       return (await res.json()) as ExecutionResult;
     }) as Executor;
   }
@@ -77,9 +81,4 @@ export class SubgraphClient {
     }
     return t.token;
   }
-}
-
-/** A service's failure as a GraphQL error (never a 500: the rest of the answer stands). */
-function unavailable(service: string, status?: number): GraphQLError {
-  return new GraphQLError(`Service ${service} is unavailable${status ? ` (HTTP ${status})` : ''}.`, { extensions: { service } });
 }
