@@ -66,13 +66,14 @@ export function packs(events: ChangeEvent[], max: number): Serialized[][] {
   for (const event of events) {
     const json = JSON.stringify(event);
     const last = run[run.length - 1];
-    if (last && (routingKey(last.event) !== routingKey(event) || run.length >= max || bytes + json.length > PACK_BYTES)) {
+    const size = Buffer.byteLength(json);
+    if (last && (routingKey(last.event) !== routingKey(event) || run.length >= max || bytes + size > PACK_BYTES)) {
       out.push(run);
       run = [];
       bytes = 0;
     }
     run.push({ event, json });
-    bytes += json.length;
+    bytes += size;
   }
   if (run.length) out.push(run);
   return out;

@@ -171,6 +171,16 @@ test('when a service that shows the objects is stopped, then a write answers wit
     // writes no stopped service reads are not held up
     const own = await gw.patch(`/api/virtualization/cluster-types/?`, []);
     expect(own.status).toBe(200);
+    // an import's page that asks not to wait (decision 031: all but its last wave) is answered without its readers
+    const ten = stack.client('tenancy');
+    const quick = await ten.post('/api/tenancy/tenants/', { name: 'Imported', slug: 'imported' }, { headers: { 'x-inventory-import': '1,nowait' } });
+    expect([quick.status, quick.headers.get('x-consistency-pending')]).toEqual([201, null]);
+    // the same write without nowait waits for them, and says which one it gave up on
+    const waited = await ten.post('/api/tenancy/tenants/', { name: 'Imported 2', slug: 'imported-2' }, { headers: { 'x-inventory-import': '1' } });
+    expect([waited.status, waited.headers.get('x-consistency-pending')]).toEqual([201, 'dcim']);
+    // only a superuser imports at all
+    const plain = ten.withIdentity({ user: { id: 9, username: 'plain', is_superuser: false, is_staff: false, is_active: true }, token: null, permissions: [] });
+    expect((await plain.post('/api/tenancy/tenants/', { name: 'Not imported', slug: 'not-imported' }, { headers: { 'x-inventory-import': '1,nowait' } })).status).toBe(403);
   } finally {
     await stack.startService('dcim');
   }
