@@ -401,21 +401,14 @@ export async function afterSave(model: ModelDef, saved: Saved[], wctx: WriteCont
   if (saved.length && model.hooks.afterSave) await model.hooks.afterSave(saved, wctx);
 }
 
+/** An update's links: each list it names replaces the stored one (cleared here, then inserted as a create's are). */
 async function writeLinks(ctx: ServiceContext, model: ModelDef, id: number, p: Prepared, tx: Tx): Promise<void> {
-  for (const [name, ids] of p.m2m) {
+  for (const name of p.m2m.keys()) {
     const field = model.fields[name];
-    if (field.type !== 'm2m') continue;
-    const through = raw(ctx.db.table(field.through));
-    await tx.query(sql`DELETE FROM ${through} WHERE owner_id = ${id}`);
-    if (ids.length) await tx.query(sql`INSERT INTO ${through} (owner_id, target_id) SELECT ${id}, unnest(${ids}::bigint[])`);
+    if (field.type === 'm2m') await tx.query(sql`DELETE FROM ${raw(ctx.db.table(field.through))} WHERE owner_id = ${id}`);
   }
-  if (p.tags) {
-    const tagged = raw(ctx.db.table(TAGGED_ITEM_TABLE));
-    await tx.query(sql`DELETE FROM ${tagged} WHERE content_type = ${model.label} AND object_id = ${id}`);
-    if (p.tags.length) {
-      await tx.query(sql`INSERT INTO ${tagged} (content_type, object_id, tag_id) SELECT ${model.label}, ${id}, unnest(${p.tags}::bigint[])`);
-    }
-  }
+  if (p.tags) await tx.query(sql`DELETE FROM ${raw(ctx.db.table(TAGGED_ITEM_TABLE))} WHERE content_type = ${model.label} AND object_id = ${id}`);
+  await writeLinksMany(ctx, model, [id], [p], tx);
 }
 
 /**
