@@ -66,7 +66,10 @@ export class Db implements Queryable {
     readonly schema: string,
     private readonly max = 10,
   ) {
-    // named statements (the hot ones: nameFor) keep one generic plan; unnamed ones are planned for their values as always
+    // named statements (the hot ones: nameFor) keep one generic plan. The setting is the connection's, so a
+    // statement with parameters that is not named gets a generic plan too (PostgreSQL reads plan_cache_mode for
+    // the unnamed statement as well; seen with auto_explain): a text whose plan must fit its values puts them
+    // in its text (as `projectedId` does), not in parameters
     this.pool = this.newPool(max, '-c plan_cache_mode=force_generic_plan');
   }
 
@@ -132,9 +135,9 @@ export class Db implements Queryable {
 
   /**
    * A statement marked prepared: a generic one is named at once (its plan
-   * kept: the connections force generic plans for named statements); one
-   * whose plan must fit its values is never named, so it is planned for
-   * them at every run.
+   * kept: the connections force generic plans); one marked not generic is
+   * never named, so it is parsed at every run (its plan is generic all the
+   * same: see the constructor).
    */
   private async runPrepared(client: pg.Pool | pg.PoolClient, statement: Prepared, text: string, values: unknown[]): Promise<Record<string, unknown>[]> {
     if (!statement.generic) return (await client.query(text, values)).rows;
