@@ -39,6 +39,39 @@ function post(url, headers, body, agent) {
   });
 }
 
+/** Which service a bench/servers.js process runs (its BENCH_PORTS). */
+function serviceOf(pid) {
+  const env = require('node:fs').readFileSync(`/proc/${pid}/environ`, 'utf8');
+  return Object.keys(JSON.parse(/BENCH_PORTS=([^\0]*)/.exec(env)?.[1] ?? '{"node":0}'))[0];
+}
+
+/** CPU seconds so far of this script's descendants (PostgreSQL, RabbitMQ, each service), by what they are. */
+function cpuByProcess() {
+  const fs = require('node:fs');
+  const procs = new Map();
+  for (const pid of fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      procs.set(Number(pid), { ppid: Number(f[1]), ticks: Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]), cmd });
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const out = {};
+  const under = (pid) => {
+    for (let p = procs.get(pid)?.ppid; p; p = procs.get(p)?.ppid) if (p === process.pid) return true;
+    return false;
+  };
+  for (const [pid, p] of procs) {
+    if (!under(pid)) continue;
+    const what = /postgres/.test(p.cmd) ? 'postgres' : /beam|erl|rabbit/.test(p.cmd) ? 'rabbitmq' : /servers\.js/.test(p.cmd) ? serviceOf(pid) : p.cmd.split('\0').slice(0, 2).join(' ').slice(-40);
+    out[what] = (out[what] ?? 0) + p.ticks / 100;
+  }
+  return out;
+}
+
 /** The stages of one write, in ms from the request's start. */
 async function stages(db, schema, requestId, t0) {
   const ms = (d) => Math.round((new Date(d).getTime() - t0) * 10) / 10;
@@ -50,7 +83,7 @@ async function stages(db, schema, requestId, t0) {
       [requestId],
     );
     if (r.unsent === 0 && r.logged >= r.events) break;
-    await sleep(20);
+    await sleep(100);
   }
   const { rows: [o] } = await db.query(
     `SELECT min(timestamp) AS written_first, max(timestamp) AS written_last, count(*)::int AS events, array_agg(DISTINCT sent_at ORDER BY sent_at) AS sent
@@ -73,7 +106,13 @@ async function stages(db, schema, requestId, t0) {
 async function measure(db, name, schema, url, headers, bodyOf) {
   const agent = new http.Agent({ keepAlive: true });
   const out = [];
+  let cpuBefore = null;
+  let cpuAfter = null;
   for (let i = -1; i < BULK; i++) {
+    if (i === 0) {
+      cpuBefore = cpuByProcess();
+      await db.query('SELECT pg_stat_statements_reset()');
+    }
     const requestId = randomUUID();
     const t0 = Date.now();
     const res = await post(url, { ...headers, 'x-request-id': requestId }, bodyOf(i + 1), agent);
@@ -84,18 +123,25 @@ async function measure(db, name, schema, url, headers, bodyOf) {
     say(`${name}: ${JSON.stringify(s)}`);
     await sleep(300);
   }
+  const now = cpuByProcess();
+  cpuAfter = Object.fromEntries(Object.entries(now).map(([k, v]) => [k, Math.round((v - (cpuBefore[k] ?? 0)) * 100) / 100]));
   agent.destroy();
   const sorted = out.map((s) => s.answered_ms).sort((a, b) => a - b);
-  return { p50_ms: sorted[Math.floor(sorted.length / 2)], writes: out };
+  const { rows: top } = await db.query(
+    `SELECT calls, round(total_exec_time::numeric, 1)::float AS exec_ms, left(regexp_replace(query, '\\s+', ' ', 'g'), 140) AS query
+       FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 10`,
+  );
+  return { p50_ms: sorted[Math.floor(sorted.length / 2)], cpu_s: cpuAfter, statements: top, writes: out };
 }
 
 async function main() {
-  const [pgs, rabbit] = await Promise.all([startPostgres({ log: () => undefined }), startRabbitMQ({ log: () => undefined })]);
+  const [pgs, rabbit] = await Promise.all([startPostgres({ log: () => undefined, settings: ['shared_preload_libraries=pg_stat_statements'] }), startRabbitMQ({ log: () => undefined })]);
   let services = null;
   const db = new Client({ connectionString: pgs.url });
   try {
     services = await serviceProcesses(['tenancy', 'extras', 'dcim', 'ipam'], { databaseUrl: pgs.url, amqpUrl: rabbit.url, env: { MAX_BODY_SIZE: String(50 * 1024 * 1024), ...(process.env.STAGES_NODE_OPTIONS ? { NODE_OPTIONS: `${require('../deploy/heap').NODE_OPTIONS} ${process.env.STAGES_NODE_OPTIONS}` } : {}) } });
     await db.connect();
+    await db.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
     if (process.env.STAGES_SQL) {
       await db.query(process.env.STAGES_SQL);
       await db.query('SELECT pg_reload_conf()');
