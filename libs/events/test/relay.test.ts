@@ -360,7 +360,7 @@ describe('outboxRowJson (an outbox row published without parsing its documents)'
   };
 
   it('is the event the outbox stored, spliced from its texts', () => {
-    const e = { ...sampleEvent('dcim.interface', 7), data: { id: 7, name: 'eth "0"\\1' }, reference: { id: 7, display: 'eth0' } };
+    const e = { ...sampleEvent('dcim.interface', 7), data: { id: 7, name: 'eth "0"\\1' }, reference: { nested: { id: 7, display: 'eth0' }, sort: ['eth0'] } };
     const { event, json } = outboxRowJson(rowOf(e));
     expect(JSON.parse(json)).toEqual(e);
     expect(event).toEqual({ id: e.id, event: 'created', model: 'dcim.interface', timestamp: e.timestamp });
