@@ -47,9 +47,9 @@ export const PACK_MAX = 1000;
  */
 const PACK_BYTES = 128 * 1024;
 
-/** An event with its JSON text (serialized once: its size decides the packing). */
-interface Serialized {
-  event: ChangeEvent;
+/** An event's envelope fields with its JSON text (serialized once: its size decides the packing). */
+export interface Serialized {
+  event: Pick<ChangeEvent, 'id' | 'event' | 'model' | 'timestamp'>;
   json: string;
 }
 
@@ -59,12 +59,12 @@ interface Serialized {
  * own). Order per object holds: a pack is applied in its order, and packs
  * in theirs.
  */
-export function packs(events: ChangeEvent[], max: number): Serialized[][] {
+export function packs(events: (ChangeEvent | Serialized)[], max: number): Serialized[][] {
   const out: Serialized[][] = [];
   let run: Serialized[] = [];
   let bytes = 0;
-  for (const event of events) {
-    const json = JSON.stringify(event);
+  for (const item of events) {
+    const { event, json } = 'json' in item ? item : { event: item, json: JSON.stringify(item) };
     const last = run[run.length - 1];
     const size = Buffer.byteLength(json);
     if (last && (routingKey(last.event) !== routingKey(event) || run.length >= max || bytes + size > PACK_BYTES)) {
@@ -97,6 +97,37 @@ function publishPack(ch: ConfirmChannel, run: Serialized[]): void {
     timestamp: Math.floor(Date.parse(first.timestamp) / 1000),
     ...(single ? {} : { headers: { [PACK_HEADER]: run.length } }),
   });
+}
+
+/**
+ * An outbox row (its documents as the JSON text they were stored as) as the
+ * event's JSON: the documents are spliced in, not parsed and serialized again
+ * (a bulk write's thousands of representations). A row carrying an import's
+ * mark takes the parsed way (`publishedEvent` lifts the mark out).
+ */
+export function outboxRowJson(r: Record<string, unknown>): Serialized {
+  const timestamp = new Date(r.timestamp as Date | string).toISOString();
+  const head = { id: r.id as string, event: r.event as ChangeEvent['event'], model: r.model as string, timestamp };
+  const snapshots = r.snapshots as string;
+  if (snapshots.includes('"import"')) {
+    const event = publishedEvent({
+      ...head,
+      object_id: Number(r.object_id),
+      version: Number(r.version),
+      username: r.username as string,
+      request_id: r.request_id as string,
+      data: r.data === null ? null : JSON.parse(r.data as string),
+      snapshots: JSON.parse(snapshots),
+      ...(r.reference ? { reference: JSON.parse(r.reference as string) } : {}),
+    });
+    return { event, json: JSON.stringify(event) };
+  }
+  const json =
+    `{"id":${JSON.stringify(head.id)},"event":${JSON.stringify(head.event)},"model":${JSON.stringify(head.model)},` +
+    `"object_id":${Number(r.object_id)},"version":${Number(r.version)},"timestamp":"${timestamp}",` +
+    `"username":${JSON.stringify(r.username)},"request_id":${JSON.stringify(r.request_id)},` +
+    `"data":${(r.data as string | null) ?? 'null'},"snapshots":${snapshots}${r.reference ? `,"reference":${r.reference as string}` : ''}}`;
+  return { event: head, json };
 }
 
 /** A stable advisory-lock key per service: with several replicas, one relay publishes at a time. */
@@ -232,26 +263,13 @@ export class OutboxRelay {
   private async drainBatch(db: pg.Client, ch: ConfirmChannel): Promise<number> {
     const table = `${quoteIdent(this.o.schema)}.${quoteIdent(OUTBOX_TABLE)}`;
     const { rows } = await db.query(
-      `SELECT seq, id, event, model, object_id, version, timestamp, username, request_id, data, snapshots, reference
+      `SELECT seq, id, event, model, object_id, version, timestamp, username, request_id, data::text AS data, snapshots::text AS snapshots,
+              reference::text AS reference
        FROM ${table} WHERE sent_at IS NULL ORDER BY seq LIMIT $1`,
       [this.o.batchSize ?? 1000],
     );
     if (!rows.length) return 0;
-    const events = rows.map((r) =>
-      publishedEvent({
-        id: r.id,
-        event: r.event,
-        model: r.model,
-        object_id: Number(r.object_id),
-        version: Number(r.version),
-        timestamp: new Date(r.timestamp).toISOString(),
-        username: r.username,
-        request_id: r.request_id,
-        data: r.data,
-        snapshots: r.snapshots,
-        ...(r.reference ? { reference: r.reference } : {}),
-      }),
-    );
+    const events = rows.map(outboxRowJson);
     for (const pack of packs(events, this.o.packMax ?? PACK_MAX)) publishPack(ch, pack);
     await this.confirmed(ch);
     if (this.counted) {

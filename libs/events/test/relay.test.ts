@@ -3,7 +3,7 @@ import pg from 'pg';
 import { Metrics } from '@inventory/core';
 import { createTestDatabase, parseExposition, startBroker } from '@inventory/testkit';
 import { sql } from '@inventory/filtering';
-import { CHANGELOG_QUEUE, OutboxRelay, PACK_HEADER, declareConsumerQueue, outboxStatements, writeOutbox, type ChangeEvent } from '@inventory/events';
+import { CHANGELOG_QUEUE, OutboxRelay, PACK_HEADER, declareConsumerQueue, outboxRowJson, outboxStatements, storedEvent, writeOutbox, type ChangeEvent } from '@inventory/events';
 import { sampleEvent, silent, until } from './fixtures';
 
 /** The outbox and its relay against a real PostgreSQL and a real RabbitMQ. */
@@ -350,4 +350,25 @@ test('when the relay is stopped just after thousands of events were committed, t
   expect(page.value('inventory_outbox_publish_lag_seconds_count')).toBe(relay.published);
   expect(page.value('inventory_outbox_publish_lag_seconds_bucket', { le: '+Inf' })).toBe(relay.published);
   expect(page.value('inventory_outbox_relay_publishing')).toBe(0);
+});
+
+describe('outboxRowJson (an outbox row published without parsing its documents)', () => {
+  /** The row as the relay selects it: the JSON documents as their stored text. */
+  const rowOf = (e: ChangeEvent) => {
+    const s = storedEvent(e);
+    return { ...s, timestamp: new Date(s.timestamp), data: JSON.stringify(s.data), snapshots: JSON.stringify(s.snapshots), reference: s.reference ? JSON.stringify(s.reference) : null };
+  };
+
+  it('is the event the outbox stored, spliced from its texts', () => {
+    const e = { ...sampleEvent('dcim.interface', 7), data: { id: 7, name: 'eth "0"\\1' }, reference: { nested: { id: 7, display: 'eth0' }, sort: ['eth0'] } };
+    const { event, json } = outboxRowJson(rowOf(e));
+    expect(JSON.parse(json)).toEqual(e);
+    expect(event).toEqual({ id: e.id, event: 'created', model: 'dcim.interface', timestamp: e.timestamp });
+    expect(JSON.parse(outboxRowJson(rowOf({ ...e, event: 'deleted', data: null })).json)).toEqual({ ...e, event: 'deleted', data: null });
+  });
+
+  it("lifts an import's mark back out of the snapshots", () => {
+    const e: ChangeEvent = { ...sampleEvent('tenancy.tenant', 3), import: { changelog: true, webhooks: false } };
+    expect(JSON.parse(outboxRowJson(rowOf(e)).json)).toEqual(e);
+  });
 });
