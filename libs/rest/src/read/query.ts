@@ -2,6 +2,10 @@ import { ValidationError } from '@inventory/core';
 import { Sql, sql, raw, ident, join } from '@inventory/filtering';
 import { fieldOf, naturalColumn, TAGGED_ITEM_TABLE, type CountDef, type ModelDef, type ServiceContext, type Row, type Queryable } from '../model';
 import { projectedId, projectedModels, projection } from '../projections';
+import { withFold, type Fold } from './folded-relations';
+import { TAG_IDS_COLUMN } from './page-columns';
+
+export { TAG_IDS_COLUMN };
 
 /** Count annotations computed in the same statement as the rows (never per object). */
 export function countColumns(ctx: ServiceContext, model: ModelDef): Sql[] {
@@ -150,6 +154,8 @@ export interface ListQuery {
   order: Sql;
   limit: number | null;
   offset: number;
+  /** Relations the page's statement reads too (folded-relations.ts). */
+  fold?: Fold;
 }
 
 /**
@@ -167,8 +173,6 @@ export function tagIds(ctx: ServiceContext, model: ModelDef): Sql {
   return sql`ARRAY(SELECT g.tag_id FROM ${raw(ctx.db.table(TAGGED_ITEM_TABLE))} g WHERE g.content_type = ${model.label} AND g.object_id = t.id)::bigint[]`;
 }
 
-/** The column of a row's tag ids (`__tag_ids`), read with the row: its representation then asks nothing more for them. */
-export const TAG_IDS_COLUMN = '__tag_ids';
 
 /** What a row is read with: its columns, its counts, and its tag ids (a model with tags). */
 function rowSelect(ctx: ServiceContext, model: ModelDef): Sql {
@@ -182,9 +186,8 @@ export async function fetchPage(ctx: ServiceContext, model: ModelDef, q: ListQue
   const table = raw(ctx.db.table(model.table));
   const select = rowSelect(ctx, model);
   const limit = q.limit === null ? raw('') : sql` LIMIT ${q.limit}`;
-  const rows = await db.query(
-    sql`SELECT ${select}, ${totalColumn(table, q.where)} FROM ${table} t WHERE ${q.where} ORDER BY ${q.order}${limit} OFFSET ${q.offset}`,
-  );
+  const page = sql`SELECT ${select}, ${totalColumn(table, q.where)} FROM ${table} t WHERE ${q.where} ORDER BY ${q.order}${limit} OFFSET ${q.offset}`;
+  const rows = await db.query(q.fold ? withFold(ctx, model, page, q.fold) : page);
   let count: number;
   if (rows.length) count = Number(rows[0].__total);
   else if (q.offset === 0) count = 0;
