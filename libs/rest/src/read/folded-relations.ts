@@ -32,7 +32,8 @@ export function foldFor(ctx: ServiceContext, model: ModelDef, names: readonly st
   if (!fold) {
     const relations = names.filter((name) => {
       const field = model.fields[name];
-      return field?.type === 'fk' && !field.pk && ctx.models.has(field.to);
+      // a virtual key has no column of its own to read the targets by
+      return field?.type === 'fk' && !field.pk && !field.virtual && ctx.models.has(field.to);
     });
     const tags = full && model.tags && projectedModels(ctx).has('extras.tag');
     byModel.set(model, (fold = relations.length || tags ? { relations, tags } : NONE));

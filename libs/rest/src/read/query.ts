@@ -35,7 +35,7 @@ export function countColumns(ctx: ServiceContext, model: ModelDef): Sql[] {
         sql`(SELECT count(*) FROM ${table} c JOIN ${raw(ctx.db.table(model.table))} g ON g.id = c.${fkCol} WHERE g._path @> ARRAY[t.id]::bigint[]${extra}) AS ${ident(`__count_${name}`)}`,
       );
     } else {
-      out.push(sql`(SELECT count(*) FROM ${table} c WHERE c.${fkCol} = t.id${extra}) AS ${ident(`__count_${name}`)}`);
+      out.push(sql`${whenAny(table, sql`(SELECT count(*) FROM ${table} c WHERE c.${fkCol} = t.id${extra})`)} AS ${ident(`__count_${name}`)}`);
     }
   }
   return out;
@@ -58,7 +58,17 @@ function projectedCount(ctx: ServiceContext, model: ModelDef, name: string, def:
   if (def.tree) {
     return sql`(SELECT count(*) FROM ${table} c JOIN ${raw(ctx.db.table(model.table))} g ON g.id = ${ref} WHERE NOT c.deleted AND g._path @> ARRAY[t.id]::bigint[]${extra}) AS ${ident(`__count_${name}`)}`;
   }
-  return sql`(SELECT count(*) FROM ${table} c WHERE NOT c.deleted AND ${ref} = t.id${extra}) AS ${ident(`__count_${name}`)}`;
+  return sql`${whenAny(table, sql`(SELECT count(*) FROM ${table} c WHERE NOT c.deleted AND ${ref} = t.id${extra})`)} AS ${ident(`__count_${name}`)}`;
+}
+
+/**
+ * A per-row count that is not run at all while the counted table is empty
+ * (a tenant's circuits where nobody uses circuits): the EXISTS is
+ * uncorrelated, so it runs once per statement, where the count runs once per
+ * row (ten empty counts were a third of the tenants page's execution time).
+ */
+function whenAny(table: Sql, count: Sql): Sql {
+  return sql`CASE WHEN EXISTS (SELECT FROM ${table}) THEN ${count} ELSE 0 END`;
 }
 
 /**
