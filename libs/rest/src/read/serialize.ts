@@ -18,6 +18,7 @@ import { fieldsToCompute, project, wants, type FieldSelection } from './field-se
 import { projectedModels, projectedNested } from '../projections';
 import { TAG_IDS_COLUMN } from './query';
 import { foldedRows, foldedTags } from './folded-relations';
+import { dropUnset, fullShape } from './shapes';
 import { CONFIG_CONTEXT_KEY, configContexts, placeConfigContext } from './config-context';
 
 export type Mode = 'full' | 'brief' | 'nested';
@@ -286,7 +287,7 @@ function countColumnsOf(model: ModelDef): [string, string][] {
 }
 
 /** What only the full form shows: tags, custom fields (object ones nested), timestamps, counts, depth. */
-function addFullKeys(model: ModelDef, row: Row, rep: Row, page: PageData): void {
+function addFullKeys(model: ModelDef, row: Row, rep: Row, page: PageData, depthFromRow: boolean): void {
   if (model.tags) rep.tags = page.tags.get(Number(row.id)) ?? [];
   if (model.customFields) {
     const cf = renderCustomFields(page.cfDefs, row.custom_field_data);
@@ -306,7 +307,7 @@ function addFullKeys(model: ModelDef, row: Row, rep: Row, page: PageData): void 
     const n = row[column];
     if (n !== undefined) rep[name] = Number(n);
   }
-  if (model.tree && !('_depth' in rep)) rep._depth = row._depth;
+  if (depthFromRow) rep._depth = row._depth;
 }
 
 /**
@@ -334,15 +335,23 @@ export async function represent(ctx: ServiceContext, model: ModelDef, rows: Row[
 
   const urlPrefix = listUrl(ctx, model, base);
   const m2m = mode === 'full' ? names.filter((name) => model.fields[name]?.type === 'm2m') : [];
+  // the full form of a page without a selection: fast-mode objects of a fixed layout (shapes.ts)
+  const Shape = mode === 'full' && !select ? fullShape(model, names) : null;
+  // a tree's depth comes from the row unless a field of that name showed it
+  const depthFromRow = model.tree && !names.includes('_depth');
   const out = rows.map((row) => {
-    const rep: Row = { id: Number(row.id), url: `${urlPrefix}${String(row.id)}/`, display: '' };
+    const rep: Row = Shape ? new Shape() : {};
+    rep.id = Number(row.id);
+    rep.url = `${urlPrefix}${String(row.id)}/`;
+    rep.display = '';
     for (const name of names) {
       const value = renderField(model, name, row, mode, page);
       if (value !== HIDDEN) rep[name] = value;
     }
-    if (mode === 'full') addFullKeys(model, row, rep, page);
+    if (mode === 'full') addFullKeys(model, row, rep, page, depthFromRow);
     // a row read for a selection holds only the shown fields' columns: display is computed only when shown
     if (wants(select, 'display')) rep.display = model.display(row, rep);
+    if (Shape) dropUnset(rep);
     const shown = showContext ? placeConfigContext(model, rep, page.contexts.get(Number(row.id)) ?? {}) : rep;
     // linkedIds answers undefined for a representation with no m2m field either way: nothing to keep then
     if (m2m.length) {
