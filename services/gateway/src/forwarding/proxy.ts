@@ -128,8 +128,15 @@ function forwardRead(target: URL, agent: http.Agent, req: http.IncomingMessage, 
   Object.assign(headers, extra);
   const out = http.request({ agent, protocol: target.protocol, hostname: target.hostname, port: target.port, method: req.method, path: req.url, headers });
   out.setTimeout(PROXY_TIMEOUT_MS, () => out.destroy(new Error('The service did not answer in time.')));
+  // the client went away: so does the request to the service (its reset is no outage, as in http-proxy)
+  let gone = false;
+  res.on('close', () => {
+    if (res.writableFinished) return;
+    gone = true;
+    out.destroy();
+  });
   out.on('error', (err) => {
-    if (!res.writableEnded) fail(err);
+    if (!gone && !res.writableEnded) fail(err);
   });
   out.on('response', (answer) => {
     // as http-proxy: a connection header the service did not send is the client's, else keep-alive
@@ -138,10 +145,6 @@ function forwardRead(target: URL, agent: http.Agent, req: http.IncomingMessage, 
     res.statusCode = answer.statusCode ?? 502;
     if (answer.statusMessage) res.statusMessage = answer.statusMessage;
     answer.pipe(res);
-  });
-  // the client went away: so does the request to the service
-  res.on('close', () => {
-    if (!res.writableFinished) out.destroy();
   });
   out.end();
 }
