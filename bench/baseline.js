@@ -13,7 +13,8 @@ pg.types.setTypeParser(20, (v) => Number(v));
 
 const iso = (s) => {
   const m = /^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2})(\.\d+)?\+00$/.exec(s);
-  return m ? `${m[1]}T${m[2]}${m[3] && !/^\.0+$/.test(m[3]) ? m[3] : ''}Z` : s;
+  // six digits of microseconds, as Python's isoformat (PostgreSQL drops trailing zeros: .18752 is .187520)
+  return m ? `${m[1]}T${m[2]}${m[3] && !/^\.0+$/.test(m[3]) ? m[3].padEnd(7, '0') : ''}Z` : s;
 };
 
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 });

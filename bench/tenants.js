@@ -5,9 +5,9 @@
  * or as part of `npm run bench`):
  *  1. the tenancy service (called directly with a minted identity) against a
  *     bare node http + pg server answering the same JSON (the stack's limit);
- *     goal: at least half of the limit;
+ *     goal (issue 24): at least 0.6 of the limit (the aim is 0.8);
  *  2. the same request through the gateway with a token against straight to
- *     the service; goal: at least 0.8 of direct.
+ *     the service; goal: at least 0.9 of direct.
  * Every server runs in its own process; results go to bench/results/.
  */
 const fs = require('node:fs');
@@ -89,7 +89,8 @@ async function main() {
       results,
       service_vs_baseline: Number((results.service.rps / results.baseline.rps).toFixed(3)),
       gateway_vs_direct: Number((results.gateway.rps / results.service.rps).toFixed(3)),
-      goals: { service_vs_baseline: 0.5, gateway_vs_direct: 0.8 },
+      // issue 24: at least 0.6 of what this machine can do for that JSON (the aim is 0.8), the gateway 0.9 of direct
+      goals: { service_vs_baseline: 0.6, gateway_vs_direct: 0.9 },
     };
     writeReport('tenants-list', report);
   } finally {

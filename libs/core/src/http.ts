@@ -23,14 +23,15 @@ export function jsonBody(limit = DEFAULT_MAX_BODY_SIZE, streamed?: (req: Request
   return (req: Request, _res: Response, proceed: NextFunction): void => {
     // a body its route reads as a stream (a multipart upload) is left unread
     if (streamed?.(req)) return proceed();
-    // stream events run outside the request's async context: re-enter it before going on
-    const next = AsyncResource.bind(proceed) as NextFunction;
     const length = req.headers['content-length'];
     const chunked = req.headers['transfer-encoding'] !== undefined;
+    // no body (every GET): still in the request's context, and no AsyncResource made per request
     if (!chunked && (length === undefined || length === '0')) {
       req.body = undefined;
-      return next();
+      return proceed();
     }
+    // stream events run outside the request's async context: re-enter it before going on
+    const next = AsyncResource.bind(proceed) as NextFunction;
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (c: Buffer) => {

@@ -31,6 +31,8 @@ import {
   sendExport,
   LIST_ACTION_PARAMS,
   withSavedFilters,
+  foldFor,
+  fieldsFor,
 } from '../read';
 import { optionsBody } from './options';
 import { capture, runWrite, type Respond, type WriteResult, notADict, prepare, insertMany, update, afterSave, remove, type Prepared, uniqueErrors, keptIdOf, takenIds, advanceSequence, keepCreated } from '../write';
@@ -133,14 +135,16 @@ async function listHandler(e: Endpoint, req: Request, res: Response): Promise<vo
   const options = parseReadOptions(shadowed.length ? withoutParams(params, shadowed) : params);
   if (options) return sendJson(res, 200, await listWithOptions(ctx, model, { url, where: and([filter.where, scope]), base: base(req), options }));
   const page = parsePage(params, ctx.settings.paginateCount, ctx.settings.maxPageSize);
+  const mode = wantsBrief(params) ? 'brief' : 'full';
   const { rows, count } = await fetchPage(ctx, model, {
     where: and([filter.where, scope]),
     order: orderBy(ctx, model, params.get('ordering')),
     limit: page.limit,
     offset: page.offset,
+    fold: foldFor(ctx, model, fieldsFor(model, mode), mode === 'full'),
   });
   const results = await represent(ctx, model, rows, {
-    mode: wantsBrief(params) ? 'brief' : 'full',
+    mode,
     base: base(req),
     excludeConfigContext: excludesConfigContext(params),
   });

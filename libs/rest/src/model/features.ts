@@ -19,8 +19,8 @@ export interface ExtrasApi {
   customFields(contentType: string): Promise<CustomFieldDef[]>;
   /** Resolve tag references (ids or {name}/{slug} sets) written on an object of `contentType`. */
   resolveTags(refs: unknown[], contentType: string): Promise<RefResult[]>;
-  /** Nested tags by id, urls under `base`. */
-  tags(ids: number[], base: string): Promise<Map<number, NestedTag>>;
+  /** Nested tags by id, urls under `base`; `projectionRead`: the caller read this service's projection of tags already (a list page's statement). */
+  tags(ids: number[], base: string, projectionRead?: boolean): Promise<Map<number, NestedTag>>;
   /** Tag ids by slug, for the `tag` filter. */
   tagIdsBySlug(slugs: string[]): Promise<Map<string, number>>;
   /** Drop cached definitions (called when extras announces a change). */

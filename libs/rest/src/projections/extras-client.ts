@@ -49,8 +49,8 @@ export class RemoteExtras implements ExtrasApi {
     return res.results;
   }
 
-  async tags(ids: number[], base: string): Promise<Map<number, NestedTag>> {
-    const local = this.projected ? await this.projected().nested(ids, base) : new Map<number, NestedTag>();
+  async tags(ids: number[], base: string, projectionRead = false): Promise<Map<number, NestedTag>> {
+    const local = this.projected && !projectionRead ? await this.projected().nested(ids, base) : new Map<number, NestedTag>();
     if (local.size === new Set(ids).size) return local;
     const fetched = new Map<number, TagData>();
     const missing = [...new Set(ids)].filter((id) => !local.has(id) && !this.tagData.get(id));

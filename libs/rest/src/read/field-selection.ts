@@ -60,7 +60,7 @@ export function displayReadsRep(model: Pick<ModelDef, 'display'>): boolean {
  * shown ones; all of them when `display` is shown and reads the
  * representation (it may name any: a related object, a choice's label).
  */
-export function fieldsToCompute(model: ModelDef, names: string[], select: FieldSelection | null | undefined): string[] {
+export function fieldsToCompute(model: ModelDef, names: readonly string[], select: FieldSelection | null | undefined): readonly string[] {
   if (!select || (wants(select, 'display') && displayReadsRep(model))) return names;
   return names.filter((n) => wants(select, n));
 }

@@ -13,6 +13,7 @@ export { decorateL2vpnTermination, l2vpnFilters, L2VPN_READS } from './l2vpn-ter
 export { keyResolver } from './lookup-source';
 export { pageLinks, parsePage } from './pagination';
 export { fetchByIds, fetchPage, orderBy } from './query';
+export { foldFor } from './folded-relations';
 export { listWithOptions, parseFieldSelection, parseReadOptions, READ_OPTION_PARAMS, readOne, readSelected } from './read-options';
 export { identityOf, ignoredHeader, modeOf, parseId, requestUrl, requirePermission, wantsBrief } from './request';
 export { LIST_ACTION_PARAMS, savedFilterVisibility, withSavedFilters } from './saved-filters';

@@ -2,6 +2,10 @@ import { ValidationError } from '@inventory/core';
 import { Sql, sql, raw, ident, join } from '@inventory/filtering';
 import { fieldOf, naturalColumn, TAGGED_ITEM_TABLE, type CountDef, type ModelDef, type ServiceContext, type Row, type Queryable } from '../model';
 import { projectedId, projectedModels, projection } from '../projections';
+import { withFold, type Fold } from './folded-relations';
+import { TAG_IDS_COLUMN } from './page-columns';
+
+export { TAG_IDS_COLUMN };
 
 /** Count annotations computed in the same statement as the rows (never per object). */
 export function countColumns(ctx: ServiceContext, model: ModelDef): Sql[] {
@@ -31,7 +35,7 @@ export function countColumns(ctx: ServiceContext, model: ModelDef): Sql[] {
         sql`(SELECT count(*) FROM ${table} c JOIN ${raw(ctx.db.table(model.table))} g ON g.id = c.${fkCol} WHERE g._path @> ARRAY[t.id]::bigint[]${extra}) AS ${ident(`__count_${name}`)}`,
       );
     } else {
-      out.push(sql`(SELECT count(*) FROM ${table} c WHERE c.${fkCol} = t.id${extra}) AS ${ident(`__count_${name}`)}`);
+      out.push(sql`${whenAny(table, sql`(SELECT count(*) FROM ${table} c WHERE c.${fkCol} = t.id${extra})`)} AS ${ident(`__count_${name}`)}`);
     }
   }
   return out;
@@ -54,7 +58,17 @@ function projectedCount(ctx: ServiceContext, model: ModelDef, name: string, def:
   if (def.tree) {
     return sql`(SELECT count(*) FROM ${table} c JOIN ${raw(ctx.db.table(model.table))} g ON g.id = ${ref} WHERE NOT c.deleted AND g._path @> ARRAY[t.id]::bigint[]${extra}) AS ${ident(`__count_${name}`)}`;
   }
-  return sql`(SELECT count(*) FROM ${table} c WHERE NOT c.deleted AND ${ref} = t.id${extra}) AS ${ident(`__count_${name}`)}`;
+  return sql`${whenAny(table, sql`(SELECT count(*) FROM ${table} c WHERE NOT c.deleted AND ${ref} = t.id${extra})`)} AS ${ident(`__count_${name}`)}`;
+}
+
+/**
+ * A per-row count that is not run at all while the counted table is empty
+ * (a tenant's circuits where nobody uses circuits): the EXISTS is
+ * uncorrelated, so it runs once per statement, where the count runs once per
+ * row (ten empty counts were a third of the tenants page's execution time).
+ */
+function whenAny(table: Sql, count: Sql): Sql {
+  return sql`CASE WHEN EXISTS (SELECT FROM ${table}) THEN ${count} ELSE 0 END`;
 }
 
 /**
@@ -150,6 +164,8 @@ export interface ListQuery {
   order: Sql;
   limit: number | null;
   offset: number;
+  /** Relations the page's statement reads too (folded-relations.ts). */
+  fold?: Fold;
 }
 
 /**
@@ -167,8 +183,6 @@ export function tagIds(ctx: ServiceContext, model: ModelDef): Sql {
   return sql`ARRAY(SELECT g.tag_id FROM ${raw(ctx.db.table(TAGGED_ITEM_TABLE))} g WHERE g.content_type = ${model.label} AND g.object_id = t.id)::bigint[]`;
 }
 
-/** The column of a row's tag ids (`__tag_ids`), read with the row: its representation then asks nothing more for them. */
-export const TAG_IDS_COLUMN = '__tag_ids';
 
 /** What a row is read with: its columns, its counts, and its tag ids (a model with tags). */
 function rowSelect(ctx: ServiceContext, model: ModelDef): Sql {
@@ -182,9 +196,8 @@ export async function fetchPage(ctx: ServiceContext, model: ModelDef, q: ListQue
   const table = raw(ctx.db.table(model.table));
   const select = rowSelect(ctx, model);
   const limit = q.limit === null ? raw('') : sql` LIMIT ${q.limit}`;
-  const rows = await db.query(
-    sql`SELECT ${select}, ${totalColumn(table, q.where)} FROM ${table} t WHERE ${q.where} ORDER BY ${q.order}${limit} OFFSET ${q.offset}`,
-  );
+  const page = sql`SELECT ${select}, ${totalColumn(table, q.where)} FROM ${table} t WHERE ${q.where} ORDER BY ${q.order}${limit} OFFSET ${q.offset}`;
+  const rows = await db.query(q.fold ? withFold(ctx, model, page, q.fold) : page);
   let count: number;
   if (rows.length) count = Number(rows[0].__total);
   else if (q.offset === 0) count = 0;

@@ -12,16 +12,24 @@ import {
   type Row,
   type Queryable,
   TAGGED_ITEM_TABLE,
+  type NestedTag,
 } from '../model';
 import { fieldsToCompute, project, wants, type FieldSelection } from './field-selection';
 import { projectedModels, projectedNested } from '../projections';
 import { TAG_IDS_COLUMN } from './query';
+import { foldedRows, foldedTags } from './folded-relations';
+import { dropUnset, fullShape } from './shapes';
 import { CONFIG_CONTEXT_KEY, configContexts, placeConfigContext } from './config-context';
 
 export type Mode = 'full' | 'brief' | 'nested';
 
 export function objectUrl(ctx: ServiceContext, model: ModelDef, base: string, id: unknown): string {
-  return `${base}/api/${areaOf(model, ctx)}/${model.endpoint}/${String(id)}/`;
+  return `${listUrl(ctx, model, base)}${String(id)}/`;
+}
+
+/** The model's list URL (its objects' URLs add `<id>/`). */
+function listUrl(ctx: ServiceContext, model: ModelDef, base: string): string {
+  return `${base}/api/${areaOf(model, ctx)}/${model.endpoint}/`;
 }
 
 export function renderChoice(field: ChoiceField, value: unknown): unknown {
@@ -68,8 +76,7 @@ export async function nestedFor(ctx: ServiceContext, label: string, ids: number[
   const local = ctx.models.get(label);
   if (local) {
     const rows = await (q ?? ctx.db).query(sql`SELECT * FROM ${raw(ctx.db.table(local.table))} WHERE id = ANY(${unique}::bigint[])`);
-    const out = await represent(ctx, local, rows, { mode: 'nested', base, q });
-    return new Map(out.map((o) => [Number(o.id), o]));
+    return nestedOf(ctx, local, rows, base, q);
   }
   // another service's objects: from this service's projection of them, never over HTTP
   if (projectedModels(ctx).has(label)) return projectedNested(ctx, label, unique, base, q);
@@ -78,6 +85,12 @@ export async function nestedFor(ctx: ServiceContext, label: string, ids: number[
   if (!ctx.refs.has(owner)) return new Map();
   const res = await ctx.refs.call<{ objects: Row[] }>(owner, 'POST', '/internal/nested', { model: label, ids: unique, base });
   return new Map(res.objects.map((o) => [Number(o.id), o]));
+}
+
+/** Nested representations of rows of this service's own model, keyed by id. */
+async function nestedOf(ctx: ServiceContext, model: ModelDef, rows: Row[], base: string, q?: Queryable): Promise<Map<number, Row>> {
+  const out = await represent(ctx, model, rows, { mode: 'nested', base, q });
+  return new Map(out.map((o) => [Number(o.id), o]));
 }
 
 /**
@@ -111,11 +124,15 @@ export function isTimestamp(model: ModelDef, name: string): boolean {
   return model.timestamps && (name === 'created' || name === 'last_updated');
 }
 
-/** Field names shown in a mode, in order. */
-export function fieldsFor(model: ModelDef, mode: Mode): string[] {
-  if (mode === 'full') return Object.keys(model.fields).filter((n) => !model.fields[n].writeOnly);
-  return model.brief.filter((n) => n in model.fields || n in model.counts || n === '_depth' || isTimestamp(model, n));
+/** Field names shown in a mode, in order (read-only: computed once per model and mode). */
+export function fieldsFor(model: ModelDef, mode: Mode): readonly string[] {
+  let byMode = shownFields.get(model);
+  if (!byMode) shownFields.set(model, (byMode = {}));
+  return (byMode[mode] ??= mode === 'full' ? Object.keys(model.fields).filter((n) => !model.fields[n].writeOnly) : model.brief.filter((n) => n in model.fields || n in model.counts || n === '_depth' || isTimestamp(model, n)));
 }
+
+/** A declaration's fields do not change once it is declared: a request does not filter them again. */
+const shownFields = new WeakMap<ModelDef, Partial<Record<Mode, readonly string[]>>>();
 
 /** What `represent` loads for a page before rendering its rows, once per page. */
 interface PageData {
@@ -129,7 +146,7 @@ interface PageData {
 }
 
 /** The pool takes a page's queries in parallel; a transaction is one connection: one after another. */
-async function eachOf<T>(how: Representation, items: T[], fn: (item: T) => Promise<void>): Promise<void> {
+async function eachOf<T>(how: Representation, items: readonly T[], fn: (item: T) => Promise<void>): Promise<void> {
   if (!how.q) {
     await Promise.all(items.map(fn));
     return;
@@ -138,13 +155,16 @@ async function eachOf<T>(how: Representation, items: T[], fn: (item: T) => Promi
 }
 
 /** The related objects of a page, one query per relation (fk and m2m nested, generic ones by type). */
-async function loadRelations(ctx: ServiceContext, model: ModelDef, rows: Row[], names: string[], how: Representation, page: PageData): Promise<void> {
+async function loadRelations(ctx: ServiceContext, model: ModelDef, rows: Row[], names: readonly string[], how: Representation, page: PageData): Promise<void> {
   const { base, q } = how;
   await eachOf(how, names, async (name) => {
     const field = model.fields[name];
     if (!field) return;
     if (field.type === 'fk') {
       if (field.pk) return;
+      // read by the page's statement (folded-relations.ts)
+      const folded = foldedRows(rows, name);
+      if (folded) return void page.related.set(name, await nestedOf(ctx, ctx.models.get(field.to)!, folded, base, q));
       const ids = rows.map((r) => r[`${name}_id`]).filter((v) => v !== null && v !== undefined) as number[];
       page.related.set(name, await nestedFor(ctx, field.to, ids, base, q));
     } else if (field.type === 'm2m') {
@@ -190,7 +210,7 @@ async function loadTagsAndFields(ctx: ServiceContext, model: ModelDef, rows: Row
   ]);
   page.cfDefs = defs;
   if (!tagRows.length) return;
-  const tags = await ctx.extras.tags(tagRows.map((t) => Number(t.tag_id)), how.base);
+  const tags = await tagsOf(ctx, rows, tagRows.map((t) => Number(t.tag_id)), how.base);
   for (const t of tagRows) {
     const tag = tags.get(Number(t.tag_id));
     if (!tag) continue;
@@ -199,6 +219,15 @@ async function loadTagsAndFields(ctx: ServiceContext, model: ModelDef, rows: Row
     page.tags.set(Number(t.object_id), list);
   }
   for (const list of page.tags.values()) list.sort((a, b) => String(a.name).localeCompare(String(b.name)));
+}
+
+/** Nested tags by id: those the page's statement read from the projection (folded-relations.ts), the others asked of extras. */
+async function tagsOf(ctx: ServiceContext, rows: Row[], ids: number[], base: string): Promise<Map<number, NestedTag>> {
+  const folded = foldedTags(rows, base);
+  if (!folded) return ctx.extras.tags(ids, base);
+  const missing = ids.filter((id) => !folded.has(id));
+  if (missing.length) for (const [id, tag] of await ctx.extras.tags(missing, base, true)) folded.set(id, tag);
+  return folded;
 }
 
 /** Object and multi-object custom fields read as nested objects, one batch per object type. */
@@ -216,38 +245,49 @@ async function loadCustomFieldObjects(ctx: ServiceContext, rows: Row[], how: Rep
 
 const objectFieldDefs = (page: PageData) => page.cfDefs.filter((d) => (d.type === 'object' || d.type === 'multiobject') && d.object_type);
 
-/** One field of a row, as the mode shows it (relations from the page's loaded objects). */
-function renderField(model: ModelDef, name: string, row: Row, mode: Mode, page: PageData): [boolean, unknown] {
+/** A field a row does not show (no pair allocated per field and row). */
+const HIDDEN = Symbol('hidden');
+
+/** One field of a row, as the mode shows it (relations from the page's loaded objects); HIDDEN when not shown. */
+function renderField(model: ModelDef, name: string, row: Row, mode: Mode, page: PageData): unknown {
   const field = model.fields[name];
   if (!field) {
-    if (name === '_depth') return [true, row._depth];
-    if (isTimestamp(model, name)) return [true, isoDateTime(row[name])];
-    if (name in model.counts && row[`__count_${name}`] !== undefined) return [true, Number(row[`__count_${name}`])];
-    return [false, undefined];
+    if (name === '_depth') return row._depth;
+    if (isTimestamp(model, name)) return isoDateTime(row[name]);
+    if (name in model.counts && row[`__count_${name}`] !== undefined) return Number(row[`__count_${name}`]);
+    return HIDDEN;
   }
   if (field.type === 'fk') {
     const id = row[`${name}_id`];
-    if (field.pk) return [true, id === null || id === undefined ? null : Number(id)];
+    if (field.pk) return id === null || id === undefined ? null : Number(id);
     const obj = id === null || id === undefined ? null : (page.related.get(name)?.get(Number(id)) ?? null);
-    return [true, field.readAs && mode !== 'full' ? ((obj?.[field.readAs] as unknown) ?? null) : obj];
+    return field.readAs && mode !== 'full' ? ((obj?.[field.readAs] as unknown) ?? null) : obj;
   }
   if (field.type === 'm2m') {
     const objs = (page.m2m.get(name)?.get(Number(row.id)) ?? []).map((id) => page.related.get(name)?.get(id)).filter(Boolean) as Row[];
-    if (field.write === 'slug') return [true, objs.map((o) => o.slug)];
-    return [true, field.readAs && mode !== 'full' ? objs.map((o) => o[field.readAs!]) : objs];
+    if (field.write === 'slug') return objs.map((o) => o.slug);
+    return field.readAs && mode !== 'full' ? objs.map((o) => o[field.readAs!]) : objs;
   }
   if (field.type === 'generic') {
     const t = row[field.typeField] as string | null;
     const id = row[field.idField];
-    return [true, t && id !== null ? (page.generic.get(name)?.get(t)?.get(Number(id)) ?? null) : null];
+    return t && id !== null ? (page.generic.get(name)?.get(t)?.get(Number(id)) ?? null) : null;
   }
-  if (field.virtual) return [true, row[name] ?? null];
-  if (field.type === 'choice' && field.briefPlain && mode !== 'full') return [true, row[name] === '' || row[name] === undefined ? null : row[name]];
-  return [true, renderScalar(field, row[name])];
+  if (field.virtual) return row[name] ?? null;
+  if (field.type === 'choice' && field.briefPlain && mode !== 'full') return row[name] === '' || row[name] === undefined ? null : row[name];
+  return renderScalar(field, row[name]);
+}
+
+/** Each count's key and the column it is read as, once per model (no key built per row). */
+const countKeys = new WeakMap<ModelDef, [string, string][]>();
+function countColumnsOf(model: ModelDef): [string, string][] {
+  let keys = countKeys.get(model);
+  if (!keys) countKeys.set(model, (keys = Object.keys(model.counts).map((name) => [name, `__count_${name}`])));
+  return keys;
 }
 
 /** What only the full form shows: tags, custom fields (object ones nested), timestamps, counts, depth. */
-function addFullKeys(model: ModelDef, row: Row, rep: Row, page: PageData): void {
+function addFullKeys(model: ModelDef, row: Row, rep: Row, page: PageData, depthFromRow: boolean): void {
   if (model.tags) rep.tags = page.tags.get(Number(row.id)) ?? [];
   if (model.customFields) {
     const cf = renderCustomFields(page.cfDefs, row.custom_field_data);
@@ -263,10 +303,11 @@ function addFullKeys(model: ModelDef, row: Row, rep: Row, page: PageData): void 
     rep.created = model.createdAsDate ? (isoDateTime(row.created)?.slice(0, 10) ?? null) : isoDateTime(row.created);
     rep.last_updated = isoDateTime(row.last_updated);
   }
-  for (const name of Object.keys(model.counts)) {
-    if (row[`__count_${name}`] !== undefined) rep[name] = Number(row[`__count_${name}`]);
+  for (const [name, column] of countColumnsOf(model)) {
+    const n = row[column];
+    if (n !== undefined) rep[name] = Number(n);
   }
-  if (model.tree && !('_depth' in rep)) rep._depth = row._depth;
+  if (depthFromRow) rep._depth = row._depth;
 }
 
 /**
@@ -292,19 +333,30 @@ export async function represent(ctx: ServiceContext, model: ModelDef, rows: Row[
   page.contexts = await contextsLoaded;
   if (objectFieldDefs(page).length) await loadCustomFieldObjects(ctx, rows, how, page);
 
+  const urlPrefix = listUrl(ctx, model, base);
+  const m2m = mode === 'full' ? names.filter((name) => model.fields[name]?.type === 'm2m') : [];
+  // the full form of a page without a selection: fast-mode objects of a fixed layout (shapes.ts)
+  const Shape = mode === 'full' && !select ? fullShape(model, names) : null;
+  // a tree's depth comes from the row unless a field of that name showed it
+  const depthFromRow = model.tree && !names.includes('_depth');
   const out = rows.map((row) => {
-    const rep: Row = { id: Number(row.id), url: objectUrl(ctx, model, base, row.id), display: '' };
+    const rep: Row = Shape ? new Shape() : {};
+    rep.id = Number(row.id);
+    rep.url = `${urlPrefix}${String(row.id)}/`;
+    rep.display = '';
     for (const name of names) {
-      const [shown, value] = renderField(model, name, row, mode, page);
-      if (shown) rep[name] = value;
+      const value = renderField(model, name, row, mode, page);
+      if (value !== HIDDEN) rep[name] = value;
     }
-    if (mode === 'full') addFullKeys(model, row, rep, page);
+    if (mode === 'full') addFullKeys(model, row, rep, page, depthFromRow);
     // a row read for a selection holds only the shown fields' columns: display is computed only when shown
     if (wants(select, 'display')) rep.display = model.display(row, rep);
+    if (Shape) dropUnset(rep);
     const shown = showContext ? placeConfigContext(model, rep, page.contexts.get(Number(row.id)) ?? {}) : rep;
-    if (mode === 'full') {
+    // linkedIds answers undefined for a representation with no m2m field either way: nothing to keep then
+    if (m2m.length) {
       const lists: Record<string, number[]> = {};
-      for (const name of names) if (model.fields[name]?.type === 'm2m') lists[name] = page.m2m.get(name)?.get(Number(row.id)) ?? [];
+      for (const name of m2m) lists[name] = page.m2m.get(name)?.get(Number(row.id)) ?? [];
       linked.set(shown, lists);
     }
     return shown;

@@ -1,4 +1,4 @@
-import type { RequestListener, ServerResponse } from 'node:http';
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import { HttpError, SERVER_ERROR, sendJson, type HttpMetrics, type Logger } from '@inventory/core';
 import { requireWritable } from '../auth/auth';
@@ -56,9 +56,23 @@ export function withFastPath(app: RequestListener, deps: { verifier: TokenVerifi
         return fail(err);
       }
       (res as unknown as { locals: GatewayLocals }).locals = { requestId, identity: verified.identity };
+      // a read without a body (the lists): node's http client alone, no http-proxy (proxy.ts)
+      if (req.method === 'GET' && !hasBody(req)) {
+        try {
+          return deps.proxies.forwardRead(route.service, req, res);
+        } catch (err) {
+          return fail(err);
+        }
+      }
       deps.proxies.forward(route.service, req as Request, res as unknown as Response, ((err?: unknown) => (err ? fail(err) : undefined)) as NextFunction).catch(fail);
     }, fail);
   };
+}
+
+/** Whether a request says it carries a body. */
+function hasBody(req: IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
 function sendError(res: ServerResponse, err: unknown, log: Logger, requestId: string): void {
