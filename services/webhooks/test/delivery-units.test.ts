@@ -48,6 +48,31 @@ describe('Batcher', () => {
     expect(batches).toEqual([[1], [2, 3]]);
   });
 
+  test('when two batches may run at once, then calls made while one runs go at once, and those made while two run wait', async () => {
+    const batches: number[][] = [];
+    const held: (() => void)[] = [];
+    const b = new Batcher(
+      async (xs: number[]) => {
+        batches.push(xs);
+        if (batches.length <= 2) await new Promise<void>((r) => held.push(r));
+        return xs;
+      },
+      500,
+      2,
+    );
+    const calls = [b.call(1)];
+    await tick();
+    calls.push(b.call(2));
+    await tick();
+    calls.push(b.call(3), b.call(4));
+    await tick();
+    await tick();
+    expect(batches).toEqual([[1], [2]]);
+    held.forEach((release) => release());
+    expect(await Promise.all(calls)).toEqual([1, 2, 3, 4]);
+    expect(batches).toEqual([[1], [2], [3, 4]]);
+  });
+
   test('when the batch fails, then every call of it fails with that error', async () => {
     const b = new Batcher<number, number>(async () => {
       throw new Error('down');
