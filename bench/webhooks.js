@@ -177,7 +177,6 @@ async function main() {
     const started = process.hrtime.bigint();
     // BENCH_CPU_PROF=<dir>: the dispatcher's CPU profile while it works the backlog off (written when it stops)
     const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
-    if (process.env.XX_REQUIRE) profile.push('--require', process.env.XX_REQUIRE);
     const webhooksProcess = await services.spawn('webhooks', profile);
     children.push(webhooksProcess);
     const ready = process.hrtime.bigint();
@@ -192,7 +191,7 @@ async function main() {
 
     writeReport('webhooks', {
       date: new Date().toISOString(),
-      machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version },
+      machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version, load_average: os.loadavg().map((x) => Number(x.toFixed(2))) },
       method: `tenancy, extras, webhooks as separate processes on one PostgreSQL and RabbitMQ; one webhook on tenant creates, signed, default body; receiver on loopback answering 200; paced POSTs for ${SECONDS} s per rate (one tenant each, then ten each at 500 tenants/s: 50 POSTs/s); CPU per write or delivery by process from /proc; throughput from five 1,000-tenant bulk POSTs`,
       latency_commit_to_receiver: { at_100_per_s: at100, at_500_per_s: at500, at_500_per_s_in_posts_of_10: at500bulk },
       dispatcher_throughput: {
