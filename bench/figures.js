@@ -109,7 +109,7 @@ const webhooks = (r) => {
     beside: `p50 ${format(l[key].p50_ms)} ms; ${l[key].delivered} of ${l[key].writes} delivered${wasLatency(key)}`,
   });
   const d = r.dispatcher_throughput;
-  const wasThroughput = was ? `; before, same session: ${was.dispatcher_throughput.deliveries_per_s}/s` : '';
+  const wasThroughput = was ? `; before, same session: ${was.dispatcher_throughput.deliveries_per_s.toLocaleString('en-US')}/s` : '';
   return {
     title: 'Webhooks',
     about: 'tenancy, extras and webhooks as separate processes; one signed webhook on tenant creates; a receiver on loopback answering 200 at once.',
