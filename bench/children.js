@@ -4,10 +4,10 @@ const { fork } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
 
-/** Forks a server script (it answers 'ready' over IPC once listening). */
-function child(script, env, cwd) {
+/** Forks a server script (it answers 'ready' over IPC once listening), with node's `execArgv` (such as --cpu-prof). */
+function child(script, env, cwd, execArgv = []) {
   return new Promise((resolve, reject) => {
-    const c = fork(script, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+    const c = fork(script, { cwd, env: { ...process.env, ...env }, execArgv, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
     c.once('message', (m) => (m === 'ready' ? resolve(c) : reject(new Error(String(m)))));
     c.once('exit', (code) => reject(new Error(`${script} exited ${code}`)));
   });
@@ -61,8 +61,8 @@ function run(main) {
 /**
  * Services as deployed: one process each (bench/servers.js), on one database
  * and broker, sharing a fresh internal secret. `headers(service)` is a
- * superuser identity signed for that service; `spawn(name)` starts one
- * (again, on its port). Stop them with `stopAll(children)`.
+ * superuser identity signed for that service; `spawn(name, execArgv)` starts one
+ * (again, on its port, with node's options such as --cpu-prof). Stop them with `stopAll(children)`.
  */
 async function serviceProcesses(names, { databaseUrl, amqpUrl, env: extra = {} }) {
   const { randomBytes } = require('node:crypto');
@@ -83,7 +83,7 @@ async function serviceProcesses(names, { databaseUrl, amqpUrl, env: extra = {} }
     NODE_OPTIONS: require('../deploy/heap').NODE_OPTIONS,
     ...extra,
   };
-  const spawn = (name) => child(path.join(__dirname, 'servers.js'), { ...env, BENCH_PORTS: JSON.stringify({ [name]: ports[name] }) }, path.resolve(__dirname, '..'));
+  const spawn = (name, execArgv = []) => child(path.join(__dirname, 'servers.js'), { ...env, BENCH_PORTS: JSON.stringify({ [name]: ports[name] }) }, path.resolve(__dirname, '..'), execArgv);
   const children = [];
   try {
     for (const name of names) children.push(await spawn(name));

@@ -51,23 +51,28 @@ function cpuPerDelivery(before, after, deliveries) {
 }
 
 /**
- * Resolves once the last of the queues holds the backlog (the dispatcher's, waiting
- * for it) and the others are empty, twice in a row one second apart (a message
- * taken and not yet acked is not counted as waiting: hence twice).
+ * Resolves once the last of the queues (the dispatcher's, waiting for it) holds
+ * the backlog and the others are empty, twice in a row one second apart (a
+ * message taken and not yet acked is not counted as waiting: hence twice). The
+ * relay packs consecutive events (decision 035), so the backlog is a few
+ * messages of many events each: held means a count that no longer changes.
  */
-async function drained(amqpUrl, queues, backlog) {
+async function drained(amqpUrl, queues) {
   const amqp = require('amqplib');
   const conn = await amqp.connect(amqpUrl);
   try {
     const ch = await conn.createChannel();
     let quiet = 0;
+    let last = -1;
     for (const end = Date.now() + 300_000; quiet < 2; ) {
       if (Date.now() > end) throw new Error('the backlog was not published, or other consumers did not work it off, in 5 minutes');
       const counts = await Promise.all(queues.map((q) => ch.checkQueue(q).then((r) => r.messageCount)));
       const waiting = counts.pop();
-      quiet = waiting >= backlog && counts.every((c) => c === 0) ? quiet + 1 : 0;
+      quiet = waiting > 0 && waiting === last && counts.every((c) => c === 0) ? quiet + 1 : 0;
+      last = waiting;
       await new Promise((r) => setTimeout(r, 1000));
     }
+    return last;
   } finally {
     await conn.close();
   }
@@ -168,9 +173,11 @@ async function main() {
     }
     // the relay publishes them, and the other consumers (extras' change log and projections) work
     // them off before the dispatcher starts: its CPU is measured, not theirs on the same two cores
-    await drained(rabbit.url, ['extras.changelog', 'extras.projections', 'tenancy.projections', 'webhooks.events'], 5000);
+    const backlogMessages = await drained(rabbit.url, ['extras.changelog', 'extras.projections', 'tenancy.projections', 'webhooks.events']);
     const started = process.hrtime.bigint();
-    const webhooksProcess = await services.spawn('webhooks');
+    // BENCH_CPU_PROF=<dir>: the dispatcher's CPU profile while it works the backlog off (written when it stops)
+    const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+    const webhooksProcess = await services.spawn('webhooks', profile);
     children.push(webhooksProcess);
     const ready = process.hrtime.bigint();
     const named = { [webhooksProcess.pid]: 'dispatcher', [process.pid]: 'receiver (bench)' };
@@ -184,11 +191,12 @@ async function main() {
 
     writeReport('webhooks', {
       date: new Date().toISOString(),
-      machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version },
+      machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version, load_average: os.loadavg().map((x) => Number(x.toFixed(2))) },
       method: `tenancy, extras, webhooks as separate processes on one PostgreSQL and RabbitMQ; one webhook on tenant creates, signed, default body; receiver on loopback answering 200; paced POSTs for ${SECONDS} s per rate (one tenant each, then ten each at 500 tenants/s: 50 POSTs/s); CPU per write or delivery by process from /proc; throughput from five 1,000-tenant bulk POSTs`,
       latency_commit_to_receiver: { at_100_per_s: at100, at_500_per_s: at500, at_500_per_s_in_posts_of_10: at500bulk },
       dispatcher_throughput: {
         backlog: backlog.length,
+        backlog_messages: backlogMessages,
         delivered: times.length,
         process_start_ms: Number(Number(ready - started) / 1e6).toFixed(0),
         seconds_from_ready_to_last: Number(seconds.toFixed(2)),

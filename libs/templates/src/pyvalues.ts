@@ -27,13 +27,32 @@ export function treeDumps(value: unknown, options: DumpsOptions = {}): string {
 
 /**
  * The plain case (every default body): the engine's own JSON.stringify, then
- * Python's separators outside strings and `ensure_ascii` inside them. The
- * same text as `dump` for values read from JSON (no NaN or Infinity), a few
- * times faster.
+ * Python's separators outside strings and `ensure_ascii` inside them, in one
+ * scan of the text (a regular expression with a callback per string and
+ * separator cost a webhook dispatcher about 35 µs per delivery). The same
+ * text as `dump` for values read from JSON (no NaN or Infinity).
  */
 function compactDumps(value: unknown): string {
   const json = JSON.stringify(value) ?? 'null';
-  return json.replace(/"(?:[^"\\]|\\.)*"|[,:]/g, (m) => (m === ',' ? ', ' : m === ':' ? ': ' : escapeNonAscii(m)));
+  let out = '';
+  let from = 0;
+  let inString = false;
+  for (let i = 0; i < json.length; i++) {
+    const c = json.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // an escape: the next character is part of it
+      else if (c === 0x22) inString = false;
+      else if (c > 0x7e) {
+        out += json.slice(from, i) + '\\u' + c.toString(16).padStart(4, '0');
+        from = i + 1;
+      }
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x2c || c === 0x3a) {
+      out += json.slice(from, i + 1) + ' ';
+      from = i + 1;
+    }
+  }
+  return out + json.slice(from);
 }
 
 function dump(value: unknown, o: DumpsOptions, depth: number): string {

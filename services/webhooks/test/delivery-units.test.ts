@@ -1,7 +1,10 @@
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { readConfig } from '@inventory/core';
 import type { ChangeEvent } from '@inventory/events';
 import { Batcher } from '../src/delivery/batcher';
 import { matchEvents, type MatchedHook } from '../src/delivery/matcher';
+import { request } from '../src/delivery/request';
 import { retryAfter } from '../src/delivery/sender';
 import { WebhookSlots } from '../src/delivery/slots';
 import { MAX_PER_MESSAGE, deliveryMessages, parseDeliveryMessage, retryDelay } from '../src/delivery/topology';
@@ -46,6 +49,31 @@ describe('Batcher', () => {
     finish();
     expect(await Promise.all([first, ...later])).toEqual([1, 2, 3]);
     expect(batches).toEqual([[1], [2, 3]]);
+  });
+
+  test('when two batches may run at once, then calls made while one runs go at once, and those made while two run wait', async () => {
+    const batches: number[][] = [];
+    const held: (() => void)[] = [];
+    const b = new Batcher(
+      async (xs: number[]) => {
+        batches.push(xs);
+        if (batches.length <= 2) await new Promise<void>((r) => held.push(r));
+        return xs;
+      },
+      500,
+      2,
+    );
+    const calls = [b.call(1)];
+    await tick();
+    calls.push(b.call(2));
+    await tick();
+    calls.push(b.call(3), b.call(4));
+    await tick();
+    await tick();
+    expect(batches).toEqual([[1], [2]]);
+    held.forEach((release) => release());
+    expect(await Promise.all(calls)).toEqual([1, 2, 3, 4]);
+    expect(batches).toEqual([[1], [2], [3, 4]]);
   });
 
   test('when the batch fails, then every call of it fails with that error', async () => {
@@ -249,5 +277,41 @@ describe('settings', () => {
   test('when a config lacks the settings (a test stack), then the defaults fill them and the given ones stay', () => {
     expect(dispatchSettings({ ...readConfig(webhooksConfig, base), WEBHOOK_RETRY_SCHEDULE: '0.2,0.4' }).WEBHOOK_RETRY_SCHEDULE).toBe('0.2,0.4');
     expect(retrySchedule('0.2, 0.4')).toEqual([200, 400]);
+  });
+});
+
+describe('request (the senders\' HTTP client)', () => {
+  const sockets = new Set<string>();
+  let held = 0;
+  const server = http.createServer((req, res) => {
+    sockets.add(`${req.socket.remotePort}`);
+    if (req.url === '/hold') return void held++; // never answered
+    req.resume();
+    req.on('end', () => res.end(req.url === '/long' ? 'é'.repeat(2000) : `${req.method} ${req.headers['content-length']}`));
+  });
+  let url = '';
+  beforeAll(async () => {
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  });
+  const options = { method: 'POST', headers: { 'Content-Type': 'application/json' }, timeoutMs: 5000, rejectUnauthorized: true, excerpt: 500 };
+
+  test('when answers follow one another, then they come over one kept-alive connection, the body sent with its length and the answer cut to its excerpt', async () => {
+    sockets.clear();
+    expect(await request(`${url}/short`, { ...options, body: '{"é": 1}' })).toMatchObject({ statusCode: 200, body: 'POST 9' }); // bytes, not characters
+    const long = await request(`${url}/long`, { ...options, body: '{}' });
+    expect(long.body).toBe('é'.repeat(500));
+    expect(sockets.size).toBe(1);
+  });
+
+  test('when the receiver does not answer in time, then the attempt fails with the deadline, and a bad URL fails before sending', async () => {
+    await expect(request(`${url}/hold`, { ...options, timeoutMs: 100 })).rejects.toThrow("Timeout awaiting 'request' for 100ms");
+    expect(held).toBe(1);
+    await expect(request('ftp://example.invalid/', options)).rejects.toThrow('Unsupported protocol');
+    await expect(request('not a url', options)).rejects.toThrow('Invalid URL');
   });
 });

@@ -25,7 +25,7 @@ export interface DispatcherOptions {
   sweepGraceMs?: number;
 }
 
-const MATCH_BATCH = 200;
+const MATCH_BATCH = 500;
 /** An attempt running longer than this marks its receiver slow (its next attempts are parked while it lasts). */
 const SLOW_MS = 1000;
 /** How late a delivery may be before the sweep queues it again, while no attempt waits in the broker. */
@@ -223,6 +223,8 @@ export class Dispatcher {
       // deleted with its webhook, done, or this attempt was recorded (a repeated message)
       if (!d || d.status === 'succeeded' || d.attempt_count !== m.attempt - 1) return true;
       const outcome = await sendAttempt(d, m.attempt, this.o.timeoutMs ?? 10_000, this.o.ctx.settings.templateLimits);
+      // the receiver has answered: its slot is free while the outcome is recorded (the delivery stays claimed in `sending`)
+      release();
       this.sent++;
       // the schedule's end, or a receiver that answered 410 Gone (Standard Webhooks: stop sending it)
       const last = m.attempt > this.o.scheduleMs.length || !!outcome.gone;

@@ -66,13 +66,18 @@ export function matchEvents(hooks: MatchedHook[], events: ChangeEvent[]): NewDel
 export async function recordDeliveries(tx: ConsumerTx, table: string, made: NewDelivery[]): Promise<{ id: number; webhookId: number }[]> {
   if (!made.length) return [];
   const col = <T>(fn: (d: NewDelivery) => T) => made.map(fn);
+  // the contexts (JSON texts) travel as one JSON array, their elements kept as written: as a text[] the driver
+  // escaped every quote of them and PostgreSQL parsed the array literal back (decision 010)
+  const contexts = `[${col((d) => d.context).join(',')}]`;
   const rows = await tx.query(sql`
     INSERT INTO ${raw(table)} (webhook_id, event_rule_id, event_id, event, object_type, object_id, request_id, status, attempts, attempt_count, next_attempt_at, context)
-    SELECT u.webhook_id, u.event_rule_id, u.event_id, u.event, u.object_type, u.object_id, u.request_id, 'queued', '[]'::jsonb, 0, now(), u.context::json
+    SELECT u.webhook_id, u.event_rule_id, u.event_id, u.event, u.object_type, u.object_id, u.request_id, 'queued', '[]'::jsonb, 0, now(), c.context
       FROM unnest(${col((d) => d.webhookId)}::bigint[], ${col((d) => d.ruleId)}::bigint[], ${col((d) => d.event.id)}::varchar[], ${col((d) => d.event.event)}::varchar[],
                   ${col((d) => d.event.model.toLowerCase())}::varchar[], ${col((d) => Number(d.event.object_id))}::bigint[],
-                  ${col((d) => d.event.request_id ?? '')}::varchar[], ${col((d) => d.context)}::text[])
-           AS u(webhook_id, event_rule_id, event_id, event, object_type, object_id, request_id, context)
+                  ${col((d) => d.event.request_id ?? '')}::varchar[]) WITH ORDINALITY
+           AS u(webhook_id, event_rule_id, event_id, event, object_type, object_id, request_id, n)
+      JOIN json_array_elements(${contexts}::json) WITH ORDINALITY AS c(context, n) ON c.n = u.n
+    ORDER BY u.n
     ON CONFLICT DO NOTHING RETURNING id, webhook_id`);
   return rows.map((r) => ({ id: Number(r.id), webhookId: Number(r.webhook_id) }));
 }

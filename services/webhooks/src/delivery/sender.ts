@@ -1,11 +1,9 @@
 import * as fs from 'node:fs';
-import * as http from 'node:http';
-import * as https from 'node:https';
-import got from 'got';
 import type { WebhookContext } from '../dispatch/context';
 import type { RenderLimits } from '@inventory/templates';
 import { renderHeaders, renderTemplate } from '../dispatch/render';
 import { SIGNATURE_HEADER, signBody, standardSignature } from '../dispatch/signature';
+import { request } from './request';
 
 /** What an attempt reads of its delivery and webhook. */
 export interface DeliveryRow {
@@ -45,9 +43,6 @@ export interface Outcome {
 
 const RESPONSE_EXCERPT = 500;
 
-// connections to a receiver are kept open between deliveries (TLS options are part of the pool's key)
-const agent = { http: new http.Agent({ keepAlive: true, maxSockets: 256 }), https: new https.Agent({ keepAlive: true, maxSockets: 256 }) };
-
 /**
  * Sends one attempt: URL, headers and body rendered from the stored context,
  * the body signed as sent, `X-Delivery-Id` the same on every attempt of a
@@ -81,23 +76,21 @@ export async function sendAttempt(d: DeliveryRow, attempt: number, timeoutMs: nu
       headers[SIGNATURE_HEADER] = signBody(d.secret, body);
       headers['webhook-signature'] = standardSignature(d.secret, id, seconds, body);
     }
-    const res = await got(url, {
-      method: (d.http_method || 'POST') as 'POST',
+    const res = await request(url, {
+      method: d.http_method || 'POST',
       headers,
       body: d.http_method === 'GET' ? undefined : body,
-      timeout: { request: timeoutMs },
-      retry: 0,
-      throwHttpErrors: false,
-      followRedirect: false,
-      agent,
-      https: { rejectUnauthorized: d.ssl_verification !== false, ...(d.ca_file_path ? { certificateAuthority: await fs.promises.readFile(d.ca_file_path) } : {}) },
+      timeoutMs,
+      rejectUnauthorized: d.ssl_verification !== false,
+      ca: d.ca_file_path ? await fs.promises.readFile(d.ca_file_path) : undefined,
+      excerpt: RESPONSE_EXCERPT,
     });
     return {
       ok: res.statusCode >= 200 && res.statusCode < 300,
       // 410 Gone: the receiver wants no more of it (Standard Webhooks): no retry
       gone: res.statusCode === 410,
       retryAfterMs: retryAfter(res.headers['retry-after']),
-      record: { time, status_code: res.statusCode, duration_ms: Date.now() - started, error: null, response: String(res.body ?? '').slice(0, RESPONSE_EXCERPT) },
+      record: { time, status_code: res.statusCode, duration_ms: Date.now() - started, error: null, response: res.body },
     };
   } catch (err) {
     return { ok: false, record: { time, status_code: null, duration_ms: Date.now() - started, error: (err as Error).message, response: null } };

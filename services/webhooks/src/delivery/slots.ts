@@ -87,9 +87,10 @@ export class WebhookSlots {
     }
   }
 
+  /** Whether its oldest attempt in flight has run past `slowMs` (a Set keeps insertion order: the first is the oldest). */
   private isSlow(share: Share, now: number): boolean {
-    for (const { since } of share.running) if (now - since > this.slowMs) return true;
-    return false;
+    const oldest = share.running.values().next();
+    return !oldest.done && now - oldest.value.since > this.slowMs;
   }
 
   private parkSlow(): void {

@@ -28,6 +28,7 @@ export class DeliveryStore {
     const deliveries = raw(db.table('webhook_delivery'));
     const hooks = raw(db.table('webhook'));
     this.deliveries = deliveries;
+    // two loads may overlap (reads): an attempt holds its sender's slot while it waits for its load
     this.loader = new Batcher(async (ids) => {
       const rows = await db.query(sql`
         SELECT d.id, d.status, d.attempt_count, d.context::text AS context, d.event_id, w.payload_url, w.http_method, w.http_content_type, w.additional_headers,
@@ -35,7 +36,7 @@ export class DeliveryStore {
           FROM ${deliveries} d JOIN ${hooks} w ON w.id = d.webhook_id WHERE d.id = ANY(${ids}::bigint[])`);
       const byId = new Map(rows.map((r) => [Number(r.id), { ...r, id: Number(r.id), attempt_count: Number(r.attempt_count) } as unknown as DeliveryRow]));
       return ids.map((id) => byId.get(id));
-    });
+    }, 500, 2);
     this.recorder = new Batcher(async (recs) => {
       const col = <T>(fn: (r: Recording) => T) => recs.map(fn);
       // only if it is still the next attempt: a repeated message never records twice

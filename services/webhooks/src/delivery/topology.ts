@@ -49,7 +49,7 @@ export interface DueAttempt {
   webhook: number;
 }
 
-export const MAX_PER_MESSAGE = 16;
+export const MAX_PER_MESSAGE = 64;
 
 /** The messages for these attempts: grouped by webhook and attempt, at most MAX_PER_MESSAGE each, in order. */
 export function deliveryMessages(due: DueAttempt[]): DeliveryMessage[] {
