@@ -1,6 +1,7 @@
 'use strict';
 /** What the benchmark scripts share: server child processes, JSON calls, results. */
 const { fork } = require('node:child_process');
+const http = require('node:http');
 const fs = require('node:fs');
 const path = require('node:path');
 
@@ -94,4 +95,25 @@ async function serviceProcesses(names, { databaseUrl, amqpUrl, env: extra = {} }
   return { urls, children, spawn, headers: (service) => ({ 'x-identity': signIdentity(secret, identity, 3600, service), 'x-forwarded-host': 'bench.local' }) };
 }
 
-module.exports = { child, stopAll, json, writeReport, run, serviceProcesses };
+/**
+ * A POST of JSON on node's http with the given agent (kept-alive, so a write's time is not a connection's):
+ * its status, its X-Consistency-Pending header and its body's text.
+ */
+function post(url, headers, body, agent) {
+  return new Promise((resolve, reject) => {
+    const u = new URL(url);
+    const payload = Buffer.from(JSON.stringify(body));
+    const req = http.request(
+      { host: u.hostname, port: u.port, path: u.pathname, method: 'POST', agent, headers: { ...headers, 'content-type': 'application/json', 'content-length': payload.length } },
+      (res) => {
+        const chunks = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode, pending: res.headers['x-consistency-pending'] ?? null, text: Buffer.concat(chunks).toString('utf8') }));
+      },
+    );
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+module.exports = { child, stopAll, json, post, writeReport, run, serviceProcesses };

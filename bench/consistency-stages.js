@@ -14,30 +14,13 @@
 const http = require('node:http');
 const { Client } = require('pg');
 const { startPostgres, startRabbitMQ } = require('@inventory/infra');
-const { serviceProcesses, stopAll, writeReport, run } = require('./children');
+const { serviceProcesses, stopAll, post, writeReport, run } = require('./children');
 
 const BULK = Number(process.env.BENCH_BULK || 5);
 const SIZE = Number(process.env.BENCH_BULK_SIZE || 1000);
 const WAIT_MS = process.env.CONSISTENCY_WAIT_MS ?? '2000';
 const say = (line) => process.stderr.write(`${line}\n`);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-function post(url, headers, body, agent) {
-  return new Promise((resolve, reject) => {
-    const u = new URL(url);
-    const payload = Buffer.from(JSON.stringify(body));
-    const req = http.request(
-      { host: u.hostname, port: u.port, path: u.pathname, method: 'POST', agent, headers: { ...headers, 'content-type': 'application/json', 'content-length': payload.length } },
-      (res) => {
-        const chunks = [];
-        res.on('data', (c) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode, pending: res.headers['x-consistency-pending'] ?? null, text: Buffer.concat(chunks).toString('utf8') }));
-      },
-    );
-    req.on('error', reject);
-    req.end(payload);
-  });
-}
 
 /** Every event of the write (by request id) applied by both readers and marked sent. */
 async function quiet(db, requestId, n) {
