@@ -12,7 +12,7 @@ const os = require('node:os');
 const amqp = require('amqplib');
 const { Pool } = require('pg');
 const { startPostgres, startRabbitMQ } = require('@inventory/infra');
-const { OutboxRelay, declareConsumerQueue, newEventId, outboxStatements } = require('@inventory/events');
+const { OutboxRelay, declareConsumerQueue, eventsOf, newEventId, outboxStatements } = require('@inventory/events');
 const { writeReport, run } = require('./children');
 
 const SCHEMA = 'bench';
@@ -50,8 +50,12 @@ async function main() {
     await declareConsumerQueue(ch, { name: 'bench.events', bindings: ['#'] });
     await ch.prefetch(1000);
     const received = new Map();
+    // by event id: the relay packs consecutive events of one routing key into one message (decision 035)
     await ch.consume('bench.events', (m) => {
-      received.set(m.properties.messageId, performance.now());
+      const at = performance.now();
+      const body = eventsOf(m.content);
+      if (body && !body.pack) received.set(m.properties.messageId, at);
+      else for (const e of body?.events ?? []) received.set(e.id, at);
       ch.ack(m);
     });
 
