@@ -20,7 +20,7 @@ const os = require('node:os');
 const path = require('node:path');
 const amqp = require('amqplib');
 const { freePort, startPostgres, startRabbitMQ } = require('@inventory/infra');
-const { declareConsumerQueue } = require('@inventory/events');
+const { declareConsumerQueue, eventsOf } = require('@inventory/events');
 const { run, serviceProcesses, stopAll, writeReport } = require('./children');
 
 const OUTAGE_SECONDS = Number(process.env.BENCH_OUTAGE_SECONDS || 30);
@@ -109,9 +109,12 @@ async function main() {
     conn = await amqp.connect(rabbit.url);
     const ch = await conn.createChannel();
     await ch.prefetch(200);
+    // by event id: a backlog is relayed in packs of consecutive events (decision 035)
     await ch.consume(QUEUE, (m) => {
-      deliveries++;
-      ids.add(String(m.properties.messageId));
+      const body = eventsOf(m.content);
+      const got = body && !body.pack ? [String(m.properties.messageId)] : (body?.events ?? []).map((e) => e.id);
+      deliveries += got.length;
+      for (const id of got) ids.add(id);
       ch.ack(m);
     });
     const total = BEFORE + DURING + AFTER;
