@@ -26,9 +26,7 @@ const TAGS_COLUMN = '__rel_tags';
 
 /** What a page of `names` (fieldsFor's, one list per model and mode; `full`: the full form, with tags) folds: computed once per model and mode. */
 export function foldFor(ctx: ServiceContext, model: ModelDef, names: readonly string[], full: boolean): Fold {
-  let byModel = folds.get(names);
-  if (!byModel) folds.set(names, (byModel = new Map()));
-  let fold = byModel.get(model);
+  let fold = folds.get(names);
   if (!fold) {
     const relations = names.filter((name) => {
       const field = model.fields[name];
@@ -36,12 +34,13 @@ export function foldFor(ctx: ServiceContext, model: ModelDef, names: readonly st
       return field?.type === 'fk' && !field.pk && !field.virtual && ctx.models.has(field.to);
     });
     const tags = full && model.tags && projectedModels(ctx).has('extras.tag');
-    byModel.set(model, (fold = relations.length || tags ? { relations, tags } : NONE));
+    folds.set(names, (fold = relations.length || tags ? { relations, tags } : NONE));
   }
   return fold;
 }
 
-const folds = new WeakMap<readonly string[], Map<ModelDef, Fold>>();
+/** By field list: fieldsFor keeps one list per model and mode, so a list names its model and mode. */
+const folds = new WeakMap<readonly string[], Fold>();
 
 /**
  * The page's statement with its folded relations: the page as it was read

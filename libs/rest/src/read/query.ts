@@ -183,7 +183,6 @@ export function tagIds(ctx: ServiceContext, model: ModelDef): Sql {
   return sql`ARRAY(SELECT g.tag_id FROM ${raw(ctx.db.table(TAGGED_ITEM_TABLE))} g WHERE g.content_type = ${model.label} AND g.object_id = t.id)::bigint[]`;
 }
 
-
 /** What a row is read with: its columns, its counts, and its tag ids (a model with tags). */
 function rowSelect(ctx: ServiceContext, model: ModelDef): Sql {
   const extra = countColumns(ctx, model);

@@ -12,7 +12,8 @@ import type { ModelDef, Row } from '../model';
  */
 export type Shape = new () => Row;
 
-const shapes = new WeakMap<readonly string[], Map<ModelDef, Shape | null>>();
+/** By field list: fieldsFor keeps one list per model and mode, so a list names its model. */
+const shapes = new WeakMap<readonly string[], Shape | null>();
 
 /** The keys of a full representation, in order: id, url, display, the fields, then what only the full form shows. */
 function fullKeys(model: ModelDef, names: readonly string[]): string[] {
@@ -31,9 +32,7 @@ function fullKeys(model: ModelDef, names: readonly string[]): string[] {
  * could not be a plain property.
  */
 export function fullShape(model: ModelDef, names: readonly string[]): Shape | null {
-  let byModel = shapes.get(names);
-  if (!byModel) shapes.set(names, (byModel = new Map()));
-  let shape = byModel.get(model);
+  let shape = shapes.get(names);
   if (shape === undefined) {
     const keys = fullKeys(model, names);
     // a key that is an array index or __proto__ is no named property
@@ -42,7 +41,7 @@ export function fullShape(model: ModelDef, names: readonly string[]): Shape | nu
     shape = plain ? (new Function(keys.map((k) => `this[${JSON.stringify(k)}] = undefined;`).join('\n')) as Shape) : null;
     // a plain object still (Object.prototype, `constructor` Object): only its layout is fixed
     if (shape) shape.prototype = Object.prototype;
-    byModel.set(model, shape);
+    shapes.set(names, shape);
   }
   return shape;
 }
